@@ -1,0 +1,38 @@
+# treexc: two commands from a fresh clone
+#   make demo   create .venv, install treexc, train and test on examples/
+#   make test   run the test suite
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+
+.PHONY: install demo test bench clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -e '.[test]'
+	touch $(STAMP)
+
+install: $(STAMP)
+
+demo: install
+	@mkdir -p out
+	$(BIN)/treexc supervised -input examples/cooking.train.txt.gz -output out/cooking \
+		-lr 0.5 -epoch 25 -wordNgrams 2 -dim 50 -bucket 200000 -thread 2
+	$(BIN)/treexc test out/cooking.bin examples/cooking.valid.txt.gz
+	$(BIN)/treexc test out/cooking.bin examples/cooking.valid.txt.gz 5
+	@echo "--- a few predictions (top 3 with probabilities):"
+	@printf '%s\n' "how long should i rest a steak after grilling" \
+		"can i freeze fresh basil" "what is the difference between baking soda and baking powder" \
+		| $(BIN)/treexc predict-prob out/cooking.bin - 3
+
+test: install
+	$(BIN)/python -m pytest -q
+
+bench: install
+	$(BIN)/python -m pip install -q -e '.[bench]'
+	$(BIN)/python benchmarks/bench_classify.py
+
+clean:
+	rm -rf out .pytest_cache

@@ -1,0 +1,129 @@
+"""All training options in one place, with fastText's names and defaults.
+
+The CLI reads its option defaults from :data:`SUPERVISED_DEFAULTS`, so a
+default is written once.  Names are fastText's camelCase ones because users
+pass them as ``-wordNgrams`` on the command line and as
+``train_supervised(wordNgrams=2)`` in Python.
+"""
+
+import dataclasses
+import os
+from dataclasses import dataclass
+
+from .errors import TreexcError
+
+LOSSES = ("softmax", "hs", "ova", "ns", "tree")
+LOSS_ALIASES = {"one-vs-all": "ova"}
+
+
+def default_threads():
+    return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
+               else (os.cpu_count() or 1))
+
+
+@dataclass
+class Args:
+    input: str = ""
+    output: str = ""
+    lr: float = 0.1
+    lrUpdateRate: int = 100
+    dim: int = 100
+    ws: int = 5
+    epoch: int = 5
+    minCount: int = 1
+    minCountLabel: int = 0
+    neg: int = 5
+    wordNgrams: int = 1
+    loss: str = "softmax"
+    bucket: int = 2000000
+    minn: int = 0
+    maxn: int = 0
+    thread: int = dataclasses.field(default_factory=default_threads)
+    t: float = 1e-4
+    label: str = "__label__"
+    verbose: int = 2
+    pretrainedVectors: str = ""
+    saveOutput: bool = False
+    seed: int = 0
+    # Tree output layers (treexc's own options).
+    arity: int = 0            # 0: 2 for hs, 20 for tree
+    treeUpdates: int = 50     # AssignLabels calls in the first half of training
+    maxDepth: int = 0         # 0: unconstrained
+    treeGradient: str = "ll"  # "ll": log-likelihood variant, "plain": J_n gradient
+
+    def effective_arity(self):
+        if self.arity:
+            return self.arity
+        return 2 if self.loss == "hs" else 20
+
+
+SUPERVISED_DEFAULTS = Args(thread=0)  # thread 0 = all cores, resolved at run time
+
+# Options that define the shape of a model (and so are saved with it).
+SHAPE_OPTIONS = ("dim", "loss", "arity", "wordNgrams", "bucket", "minn", "maxn",
+                 "label", "maxDepth")
+
+
+def make_args(**flags):
+    """Args from keyword flags, validated, with fastText's adjustments."""
+    names = {f.name for f in dataclasses.fields(Args)}
+    unknown = sorted(set(flags) - names)
+    if unknown:
+        raise TreexcError(f"unknown option(s): {', '.join(unknown)}")
+    flags = {k: v for k, v in flags.items() if v is not None}
+    args = Args(**flags)
+    if not args.thread:
+        args.thread = default_threads()
+    args.loss = LOSS_ALIASES.get(args.loss, args.loss)
+    if not args.arity:
+        args.arity = args.effective_arity()
+    # fastText: without word or character n-grams the hashed buckets are unused
+    if args.wordNgrams <= 1 and args.maxn == 0:
+        args.bucket = 0
+    validate(args)
+    return args
+
+
+def validate(args):
+    def bad(name, value, why):
+        raise TreexcError(f"-{name} {value}: {why}")
+
+    if args.loss not in LOSSES:
+        bad("loss", args.loss, f"unknown loss (choose from {', '.join(LOSSES)}, one-vs-all)")
+    if not args.lr > 0:
+        bad("lr", args.lr, "must be > 0")
+    for name in ("dim", "epoch", "thread", "lrUpdateRate", "wordNgrams"):
+        if getattr(args, name) < 1:
+            bad(name, getattr(args, name), "must be >= 1")
+    for name in ("minCount", "minCountLabel", "bucket", "minn", "maxn", "neg",
+                 "treeUpdates", "maxDepth", "seed"):
+        if getattr(args, name) < 0:
+            bad(name, getattr(args, name), "must be >= 0")
+    if args.maxn and args.minn > args.maxn:
+        bad("minn", args.minn, f"must be <= -maxn ({args.maxn})")
+    if args.maxn and args.minn < 1:
+        bad("minn", args.minn, "must be >= 1 when -maxn is set")
+    if (args.wordNgrams > 1 or args.maxn > 0) and args.bucket < 1:
+        bad("bucket", args.bucket, "must be >= 1 when word or character n-grams are used")
+    if args.loss == "ns" and args.neg < 1:
+        bad("neg", args.neg, "must be >= 1 with -loss ns")
+    if args.arity < 2:
+        bad("arity", args.arity, "must be >= 2")
+    if args.treeGradient not in ("ll", "plain"):
+        bad("treeGradient", args.treeGradient, "must be ll or plain")
+    if not args.label:
+        bad("label", repr(args.label), "the label prefix must not be empty")
+    if any(c.isspace() for c in args.label):
+        bad("label", repr(args.label), "the label prefix must not contain white space")
+    if args.dim > 100000:
+        bad("dim", args.dim, "must be <= 100000")
+    return args
+
+
+def to_dict(args):
+    return dataclasses.asdict(args)
+
+
+def from_dict(d):
+    names = {f.name for f in dataclasses.fields(Args)}
+    return Args(**{k: v for k, v in d.items() if k in names})

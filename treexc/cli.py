@@ -1,0 +1,301 @@
+"""The ``treexc`` command line, mirroring fastText's.
+
+fastText's single-dash long flags work (``-input``, ``-lr``, ``-wordNgrams``),
+and so do double-dash ones (``--input``).  User errors print one line,
+``treexc: <what is wrong>``, and exit with status 1.
+"""
+
+import dataclasses
+import math
+import os
+import sys
+
+import click
+
+from .args import SUPERVISED_DEFAULTS, Args, make_args
+from .errors import TreexcError
+
+HELP = {
+    "input": "training file path (fastText format; .gz accepted; - = stdin)",
+    "output": "output file path, without extension (.bin and .vec are written)",
+    "lr": "learning rate",
+    "lrUpdateRate": "change the rate of updates for the learning rate (tokens)",
+    "dim": "size of word vectors",
+    "ws": "size of the context window (unused in supervised mode)",
+    "epoch": "number of epochs",
+    "minCount": "minimal number of word occurrences",
+    "minCountLabel": "minimal number of label occurrences",
+    "neg": "number of negatives sampled (loss ns)",
+    "wordNgrams": "max length of word ngram",
+    "loss": "loss function {softmax, hs, ova, ns, tree}",
+    "bucket": "number of buckets for hashed n-grams",
+    "minn": "min length of char ngram",
+    "maxn": "max length of char ngram",
+    "thread": "number of threads (0 = all cores)",
+    "t": "sampling threshold (unused in supervised mode)",
+    "label": "labels prefix",
+    "verbose": "verbosity level: 0 silent, 1 summary, 2 progress",
+    "pretrainedVectors": "pretrained word vectors (.vec) for supervised learning",
+    "saveOutput": "also write the output matrix to OUTPUT.output",
+    "seed": "random generator seed; with -thread 1 training is reproducible",
+    "arity": "tree arity M for hs and tree losses (0 = 2 for hs, 20 for tree)",
+    "treeUpdates": "tree rebuilds (AssignLabels) in the first half of training",
+    "maxDepth": "depth limit of a learned tree (0 = none)",
+    "treeGradient": "AssignLabels score: ll (log-likelihood) or plain (J_n gradient)",
+}
+
+
+class Main(click.Group):
+    """Turns user errors into one line on stderr and an exit status."""
+
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except TreexcError as e:
+            fail(str(e))
+        except BrokenPipeError:
+            # the reader went away (e.g. `| head`): not an error
+            _silence_stdout()
+            sys.exit(0)
+        except MemoryError:
+            fail("out of memory")
+        except KeyboardInterrupt:
+            click.echo("treexc: interrupted", err=True)
+            sys.exit(130)
+
+
+def fail(message):
+    click.echo(f"treexc: {message}", err=True)
+    sys.exit(1)
+
+
+def _silence_stdout():
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except OSError:
+        pass
+
+
+@click.group(cls=Main, context_settings={"help_option_names": ["-h", "-help", "--help"]})
+@click.version_option(package_name="treexc")
+def main():
+    """treexc: fastText-style text classification with learned tree softmax.
+
+    \b
+    treexc supervised -input train.txt -output model
+    treexc test model.bin test.txt 5
+    treexc predict model.bin - < lines.txt
+    """
+
+
+def training_options(defaults):
+    """click options for every Args field, as -name and --name."""
+
+    def decorate(f):
+        for field in reversed(dataclasses.fields(Args)):
+            name = field.name
+            default = getattr(defaults, name)
+            kind = type(default)
+            extra = {"is_flag": True} if kind is bool else {"type": kind}
+            if name in ("input", "output"):
+                extra["required"] = True
+                extra["type"] = str
+            f = click.option(f"-{name}", f"--{name}", name, default=None,
+                             help=HELP[name] + ("" if name in ("input", "output")
+                                                else f" [{default}]"),
+                             **extra)(f)
+        return f
+
+    return decorate
+
+
+@main.command(context_settings={"show_default": False})
+@training_options(SUPERVISED_DEFAULTS)
+def supervised(**flags):
+    """Train a supervised classifier.
+
+    \b
+    treexc supervised -input train.txt -output model -epoch 25 -wordNgrams 2
+    treexc supervised -input train.txt -output model -loss hs
+    """
+    from .trainer import train_supervised
+
+    args = make_args(**flags)
+    check_output_writable(args.output)
+    reporter = make_reporter(args.verbose)
+    model = train_supervised(args, reporter)
+    model.save_model(args.output + ".bin")
+    from .vectors import write_vec
+
+    write_vec(args.output + ".vec", model.get_words(), model.word_vectors())
+    if args.saveOutput:
+        write_vec(args.output + ".output", output_row_names(model), model.w_out)
+
+
+def output_row_names(model):
+    if model.tree is None:
+        return model.get_labels()
+    return [f"node{n}/{j}" for n in range(model.tree.n_internal)
+            for j in range(model.tree.arity)]
+
+
+def check_output_writable(output):
+    folder = os.path.dirname(os.path.abspath(output)) or "."
+    if not os.path.isdir(folder):
+        raise TreexcError(f"-output {output}: folder {folder} does not exist")
+    if not os.access(folder, os.W_OK):
+        raise TreexcError(f"-output {output}: folder {folder} is not writable")
+
+
+def make_reporter(verbose):
+    if verbose < 2:
+        return None
+    if sys.stderr.isatty():
+        from .progress import RichReporter
+        return RichReporter()
+    from .progress import LineReporter
+    return LineReporter(sys.stderr)
+
+
+def _k_threshold(k, threshold):
+    if k < 1:
+        raise TreexcError(f"k {k}: must be >= 1")
+    if not 0.0 <= threshold <= 1.0 or math.isnan(threshold):
+        raise TreexcError(f"threshold {threshold}: must be between 0 and 1")
+
+
+def _load(path):
+    from .model import load_model
+    return load_model(path)
+
+
+@main.command()
+@click.argument("model_path", metavar="MODEL")
+@click.argument("input_path", metavar="INPUT", default="-")
+@click.argument("k", type=int, default=1)
+@click.argument("threshold", type=float, default=0.0)
+def predict(model_path, input_path, k, threshold):
+    """Print the k most likely labels of each line of INPUT (- = stdin).
+
+    \b
+    treexc predict model.bin test.txt 3
+    producer | treexc predict model.bin - | consumer
+    """
+    _predict(model_path, input_path, k, threshold, with_prob=False)
+
+
+@main.command("predict-prob")
+@click.argument("model_path", metavar="MODEL")
+@click.argument("input_path", metavar="INPUT", default="-")
+@click.argument("k", type=int, default=1)
+@click.argument("threshold", type=float, default=0.0)
+def predict_prob(model_path, input_path, k, threshold):
+    """Like predict, with each label's probability."""
+    _predict(model_path, input_path, k, threshold, with_prob=True)
+
+
+def _predict(model_path, input_path, k, threshold, with_prob):
+    from .predict import stream_predictions
+
+    _k_threshold(k, threshold)
+    model = _load(model_path)
+    out = sys.stdout.buffer
+    for chunk in stream_predictions(model, input_path, k, threshold, with_prob):
+        out.write(chunk)
+        out.flush()
+
+
+@main.command()
+@click.argument("model_path", metavar="MODEL")
+@click.argument("input_path", metavar="INPUT")
+@click.argument("k", type=int, default=1)
+@click.argument("threshold", type=float, default=0.0)
+def test(model_path, input_path, k, threshold):
+    """Print N, precision at k and recall at k on a labelled file."""
+    from .textio import read_text
+
+    _k_threshold(k, threshold)
+    model = _load(model_path)
+    meter = model.evaluate(read_text(input_path), k, threshold)
+    click.echo(general_metrics(meter, k, "g"))
+
+
+def general_metrics(meter, k, style):
+    return (f"N\t{meter.n_examples}\n"
+            f"P@{k}\t{meter.precision():.3{style}}\n"
+            f"R@{k}\t{meter.recall():.3{style}}")
+
+
+@main.command("test-label")
+@click.argument("model_path", metavar="MODEL")
+@click.argument("input_path", metavar="INPUT")
+@click.argument("k", type=int, default=1)
+@click.argument("threshold", type=float, default=0.0)
+def test_label(model_path, input_path, k, threshold):
+    """Print F1-score, precision and recall of every label, then test's lines."""
+    from .textio import read_text
+
+    _k_threshold(k, threshold)
+    model = _load(model_path)
+    meter = model.evaluate(read_text(input_path), k, threshold)
+
+    def metric(name, value):
+        shown = f"{value:.6f}" if math.isfinite(value) else "--------"
+        return f"{name} : {shown}  "
+
+    lines = []
+    for i, label in enumerate(model.get_labels()):
+        lines.append(metric("F1-Score", meter.label_f1(i))
+                     + metric("Precision", meter.label_precision(i))
+                     + metric("Recall", meter.label_recall(i)) + " " + label)
+    lines.append(general_metrics(meter, k, "f"))
+    click.echo("\n".join(lines))
+
+
+@main.command("print-word-vectors")
+@click.argument("model_path", metavar="MODEL")
+def print_word_vectors(model_path):
+    """Print the vector of each word read from stdin."""
+    from .vectors import format_vector
+
+    model = _load(model_path)
+    for line in sys.stdin:
+        for word in line.split():
+            sys.stdout.write(f"{word} {format_vector(model.get_word_vector(word))}\n")
+        sys.stdout.flush()
+
+
+@main.command("print-sentence-vectors")
+@click.argument("model_path", metavar="MODEL")
+def print_sentence_vectors(model_path):
+    """Print the vector of each line read from stdin."""
+    from .vectors import format_vector
+
+    model = _load(model_path)
+    for line in sys.stdin:
+        sys.stdout.write(format_vector(model.get_sentence_vector(line.rstrip("\n"))) + "\n")
+        sys.stdout.flush()
+
+
+@main.command()
+@click.argument("model_path", metavar="MODEL")
+@click.argument("what", type=click.Choice(["args", "dict", "input", "output"]))
+def dump(model_path, what):
+    """Print the model's options, dictionary, or input/output matrix."""
+    model = _load(model_path)
+    write = sys.stdout.write
+    if what == "args":
+        for name, value in dataclasses.asdict(model.args).items():
+            write(f"{name} {value}\n")
+    elif what == "dict":
+        d = model.dictionary
+        write(f"{len(d.entry_off)}\n")
+        for i in range(len(d.entry_off)):
+            write(f"{d.entry(i)} {d.counts[i]} {'word' if i < d.nwords else 'label'}\n")
+    else:
+        matrix = model.w_in if what == "input" else model.w_out
+        write(f"{matrix.shape[0]} {matrix.shape[1]}\n")
+        for row in matrix:
+            write(" ".join(f"{x:.5g}" for x in row.tolist()) + "\n")
+

@@ -1,0 +1,147 @@
+"""Vocabulary of words and labels, and encoding text into id arrays.
+
+Words and labels share one entry space as in fastText: entries
+``0..nwords-1`` are words (most frequent first), then the labels (most
+frequent first).  Ties keep the order of first occurrence, so a vocabulary
+is a deterministic function of the file.
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import text_kernels as tk
+from .errors import TreexcError
+
+
+@dataclass
+class Corpus:
+    """A text file encoded into compressed-sparse-row arrays, one row a line."""
+
+    feat_off: np.ndarray   # int64 (n_lines + 1,)
+    feats: np.ndarray      # int32: input-matrix rows (words, n-gram buckets)
+    label_off: np.ndarray  # int64 (n_lines + 1,)
+    labels: np.ndarray     # int32: label ids
+    ntokens: np.ndarray    # int32 (n_lines,): tokens per line, as fastText counts
+    bare_first: int = -1   # first line (0-based) with labels but no words
+    bare_count: int = 0
+
+    @property
+    def n_lines(self):
+        return len(self.ntokens)
+
+
+class Dictionary:
+    """Entries' bytes live in ``pool``; ``entry_off``/``entry_len`` index it."""
+
+    def __init__(self, pool, entry_off, entry_len, counts, nwords, label_prefix,
+                 word_ngrams, bucket, minn, maxn):
+        self.pool = np.ascontiguousarray(pool, dtype=np.uint8)
+        self.entry_off = np.ascontiguousarray(entry_off, dtype=np.int64)
+        self.entry_len = np.ascontiguousarray(entry_len, dtype=np.int32)
+        self.counts = np.ascontiguousarray(counts, dtype=np.int64)
+        self.nwords = int(nwords)
+        self.label_prefix = label_prefix
+        self.word_ngrams = int(word_ngrams)
+        self.bucket = int(bucket)
+        self.minn = int(minn)
+        self.maxn = int(maxn)
+        self._table = None
+
+    @property
+    def nlabels(self):
+        return len(self.entry_off) - self.nwords
+
+    @property
+    def label_counts(self):
+        return self.counts[self.nwords:]
+
+    def entry(self, i):
+        off = self.entry_off[i]
+        return bytes(self.pool[off:off + self.entry_len[i]]).decode("utf-8", "replace")
+
+    def word(self, i):
+        return self.entry(i)
+
+    def label(self, i):
+        return self.entry(self.nwords + i)
+
+    def words(self):
+        return [self.entry(i) for i in range(self.nwords)]
+
+    def labels(self):
+        return [self.label(i) for i in range(self.nlabels)]
+
+    def table(self):
+        if self._table is None:
+            self._table = tk.build_table(self.entry_off, self.entry_len, self.pool)
+        return self._table
+
+    def word_id(self, word):
+        """Id of ``word`` (str) or -1."""
+        raw = np.frombuffer(word.encode("utf-8"), dtype=np.uint8)
+        slots, entry_hash = self.table()
+        e = tk.table_find(slots, entry_hash, self.entry_off, self.entry_len, self.pool,
+                          raw, 0, len(raw), tk.fnv_hash(raw, 0, len(raw)))
+        return e if 0 <= e < self.nwords else -1
+
+    def eos_id(self):
+        return self.word_id("</s>")
+
+    def encode(self, data):
+        """Encode checked text (``uint8`` array) into a :class:`Corpus`."""
+        slots, entry_hash = self.table()
+        prefix = np.frombuffer(self.label_prefix.encode("utf-8"), dtype=np.uint8)
+        return Corpus(*tk.encode_lines(
+            data, slots, entry_hash, self.entry_off, self.entry_len, self.pool,
+            self.nwords, self.eos_id(), prefix, self.word_ngrams, self.bucket,
+            self.minn, self.maxn))
+
+    def add_words(self, words):
+        """Add words (e.g. from pretrained vectors) that are not yet known.
+
+        New words get count 0 and go after the known words, before labels.
+        """
+        new = [w for w in dict.fromkeys(words) if self.word_id(w) < 0]
+        if not new:
+            return
+        blobs = [w.encode("utf-8") for w in new]
+        lens = np.array([len(b) for b in blobs], dtype=np.int32)
+        offs = len(self.pool) + np.concatenate([[0], np.cumsum(lens)[:-1]]).astype(np.int64)
+        self.pool = np.concatenate([self.pool, np.frombuffer(b"".join(blobs), dtype=np.uint8)])
+        nw = self.nwords
+        self.entry_off = np.concatenate([self.entry_off[:nw], offs, self.entry_off[nw:]])
+        self.entry_len = np.concatenate([self.entry_len[:nw], lens, self.entry_len[nw:]])
+        self.counts = np.concatenate([self.counts[:nw], np.zeros(len(new), np.int64),
+                                      self.counts[nw:]])
+        self.nwords += len(new)
+        self._table = None
+
+
+def build_dictionary(data, args, name):
+    """Count the tokens of ``data`` and keep those passing the thresholds."""
+    entry_off, entry_len, counts, pool, n_lines, _ = tk.count_tokens(data)
+    prefix = np.frombuffer(args.label.encode("utf-8"), dtype=np.uint8)
+    is_label = tk.mark_labels(entry_off, entry_len, pool, prefix)
+    seen = counts > 0  # </s> has count 0 when the file has no newline
+    word_ids = np.flatnonzero(seen & ~is_label & (counts >= args.minCount))
+    label_ids = np.flatnonzero(seen & is_label & (counts >= args.minCountLabel))
+    if len(word_ids) + len(label_ids) == 0:
+        raise TreexcError(f"{name}: empty file (no tokens)")
+    if len(label_ids) == 0:
+        if is_label.any():
+            raise TreexcError(f"{name}: no label occurs at least -minCountLabel "
+                              f"{args.minCountLabel} times")
+        raise TreexcError(f"{name}: no labels found (labels are words starting with "
+                          f"'{args.label}', e.g. '{args.label}sport some text')")
+    if len(word_ids) == 0:
+        raise TreexcError(f"{name}: no words found besides labels"
+                          + (f" (none occurs -minCount {args.minCount} times)"
+                             if args.minCount > 1 else ""))
+    # most frequent first; a stable sort keeps first-occurrence order on ties
+    word_ids = word_ids[np.argsort(-counts[word_ids], kind="stable")]
+    label_ids = label_ids[np.argsort(-counts[label_ids], kind="stable")]
+    order = np.concatenate([word_ids, label_ids])
+    return Dictionary(pool, entry_off[order], entry_len[order], counts[order],
+                      len(word_ids), args.label, args.wordNgrams, args.bucket,
+                      args.minn, args.maxn)

@@ -1,0 +1,181 @@
+"""A trained classifier: options, vocabulary, output tree and weights.
+
+This is also the Python API object (``treexc.load_model`` returns one), with
+fastText's method names.
+"""
+
+import numpy as np
+
+from . import modelfile
+from .args import SHAPE_OPTIONS, from_dict, to_dict
+from .dictionary import Dictionary
+from .errors import TreexcError
+from .textio import read_text
+from .tree import Tree
+from .vector_kernels import LOSS_NS, LOSS_OVA, LOSS_TREE
+
+MODEL_KIND = "supervised"
+
+
+class Model:
+    def __init__(self, args, dictionary, tree, w_in, w_out):
+        self.args = args
+        self.dictionary = dictionary
+        self.tree = tree
+        self.w_in = w_in
+        self.w_out = w_out
+
+    # -- shape ---------------------------------------------------------------
+    @property
+    def loss_kind(self):
+        return {"ova": LOSS_OVA, "ns": LOSS_NS}.get(self.args.loss, LOSS_TREE)
+
+    @property
+    def children(self):
+        if self.tree is None:  # unused by sigmoid losses; the kernels want an array
+            return np.zeros((1, 2), dtype=np.int32)
+        return self.tree.children
+
+    @property
+    def nlabels(self):
+        return self.dictionary.nlabels
+
+    def get_dimension(self):
+        return self.args.dim
+
+    def get_words(self):
+        return self.dictionary.words()
+
+    def get_labels(self):
+        return self.dictionary.labels()
+
+    # -- prediction ----------------------------------------------------------
+    def encode_text(self, data):
+        return self.dictionary.encode(data)
+
+    def predict_corpus(self, corpus, k=1, threshold=0.0):
+        """``(labels, log_probs, counts)`` arrays for every line of ``corpus``."""
+        from .predict_kernels import predict_lines
+
+        if k < 1:
+            raise TreexcError(f"k {k}: must be >= 1")
+        k = min(k, self.nlabels)
+        n = corpus.n_lines
+        out_label = np.zeros((n, k), dtype=np.int64)
+        out_score = np.zeros((n, k), dtype=np.float64)
+        out_count = np.zeros(n, dtype=np.int64)
+        predict_lines(corpus.feat_off, corpus.feats, self.w_in, self.w_out, self.loss_kind,
+                      self.children, self.nlabels, k, float(threshold), out_label,
+                      out_score, out_count)
+        return out_label, out_score, out_count
+
+    def predict(self, text, k=1, threshold=0.0):
+        """fastText's ``predict``: for a string, ``(labels, probs)``; for a list
+        of strings, ``(list of labels, list of probs)``."""
+        single = isinstance(text, str)
+        lines = [text] if single else list(text)
+        for line in lines:
+            if "\n" in line:
+                raise TreexcError("predict processes one line at a time; "
+                                  "remove the newline characters")
+        raw = "".join(line + "\n" for line in lines).encode("utf-8")
+        corpus = self.encode_text(np.frombuffer(raw, dtype=np.uint8))
+        labels, scores, counts = self.predict_corpus(corpus, k, threshold)
+        names = self.get_labels()
+        all_labels, all_probs = [], []
+        for i in range(len(lines)):
+            c = counts[i]
+            all_labels.append(tuple(names[j] for j in labels[i, :c]))
+            all_probs.append(np.exp(scores[i, :c]))
+        if single:
+            return all_labels[0], all_probs[0]
+        return all_labels, all_probs
+
+    def test(self, path, k=1, threshold=0.0):
+        """``(N, precision@k, recall@k)`` on a labelled file, as fastText."""
+        meter = self.evaluate(read_text(path), k, threshold)
+        return meter.n_examples, meter.precision(), meter.recall()
+
+    def test_label(self, path, k=1, threshold=0.0):
+        """Per-label ``{label: {"precision", "recall", "f1score"}}``."""
+        meter = self.evaluate(read_text(path), k, threshold)
+        names = self.get_labels()
+        return {names[i]: {"precision": meter.label_precision(i),
+                           "recall": meter.label_recall(i),
+                           "f1score": meter.label_f1(i)} for i in range(self.nlabels)}
+
+    def evaluate(self, data, k=1, threshold=0.0):
+        from .meter import Meter
+
+        corpus = self.encode_text(data)
+        labels, _, counts = self.predict_corpus(corpus, k, threshold)
+        return Meter.from_predictions(corpus, labels, counts, self.nlabels)
+
+    # -- vectors -------------------------------------------------------------
+    def get_word_vector(self, word):
+        """fastText's word vector: the mean of the rows of the word and its
+        character n-grams (just the word's row without ``-maxn``)."""
+        data = np.frombuffer(word.encode("utf-8") + b"\n", dtype=np.uint8)
+        corpus = self.dictionary.encode(data)
+        rows = corpus.feats[corpus.feat_off[0]:corpus.feat_off[1]]
+        eos = self.dictionary.eos_id()
+        rows = rows[rows != eos] if word != "</s>" else rows
+        if len(rows) == 0:
+            return np.zeros(self.args.dim, dtype=np.float32)
+        return self.w_in[rows].mean(axis=0, dtype=np.float32)
+
+    def get_sentence_vector(self, text):
+        """The hidden vector of a line, as used for classification."""
+        data = np.frombuffer(text.encode("utf-8") + b"\n", dtype=np.uint8)
+        corpus = self.dictionary.encode(data)
+        rows = corpus.feats[corpus.feat_off[0]:corpus.feat_off[1]]
+        if len(rows) == 0:
+            return np.zeros(self.args.dim, dtype=np.float32)
+        return self.w_in[rows].mean(axis=0, dtype=np.float32)
+
+    def word_vectors(self):
+        """Vectors of all vocabulary words, in vocabulary order."""
+        n = self.dictionary.nwords
+        if self.args.maxn == 0:
+            return np.asarray(self.w_in[:n])
+        return np.stack([self.get_word_vector(w) for w in self.get_words()]) if n else \
+            np.zeros((0, self.args.dim), np.float32)
+
+    # -- files ---------------------------------------------------------------
+    def save_model(self, path):
+        d = self.dictionary
+        arrays = {
+            "pool": d.pool, "entry_off": d.entry_off, "entry_len": d.entry_len,
+            "counts": d.counts, "children": self.children,
+            "w_in": np.asarray(self.w_in), "w_out": np.asarray(self.w_out),
+        }
+        header = {"kind": MODEL_KIND, "args": to_dict(self.args), "nwords": d.nwords,
+                  "has_tree": self.tree is not None}
+        modelfile.save(path, header, arrays)
+
+
+def load_model(path):
+    header, a = modelfile.load(path)
+    kind = header.get("kind")
+    if kind != MODEL_KIND:
+        raise TreexcError(f"{path}: this is a '{kind}' model, not a classifier")
+    try:
+        args = from_dict(header["args"])
+        missing = [name for name in SHAPE_OPTIONS if name not in header["args"]]
+        if missing:
+            raise KeyError(missing[0])
+        dictionary = Dictionary(a["pool"], a["entry_off"], a["entry_len"], a["counts"],
+                                header["nwords"], args.label, args.wordNgrams,
+                                args.bucket, args.minn, args.maxn)
+        tree = Tree(np.asarray(a["children"]), dictionary.nlabels) if header["has_tree"] \
+            else None
+        w_in, w_out = a["w_in"], a["w_out"]
+    except KeyError as e:
+        raise TreexcError(f"{path}: corrupt model (missing {e})") from None
+    expected_out = (tree.n_internal * tree.arity) if tree is not None else dictionary.nlabels
+    if (w_in.ndim != 2 or w_out.ndim != 2 or w_in.shape[1] != args.dim
+            or w_out.shape != (expected_out, args.dim)
+            or w_in.shape[0] != dictionary.nwords + args.bucket):
+        raise TreexcError(f"{path}: corrupt model (matrix shapes do not match)")
+    return Model(args, dictionary, tree, w_in, w_out)
+

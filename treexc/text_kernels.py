@@ -1,0 +1,418 @@
+"""Numba kernels for fastText-compatible tokenisation, hashing and encoding.
+
+Everything here works on raw UTF-8 bytes (``uint8`` arrays) so that a 100 MB
+training file is tokenised, counted and encoded without creating one Python
+object per token.
+
+Compatibility notes (fastText 0.9.2, ``src/dictionary.cc``):
+
+* Tokens are separated by the bytes ``' ' \\n \\r \\t \\v \\f \\0``.  Every
+  ``\\n`` ends a line and produces the end-of-sentence token ``</s>``, also on
+  an empty line.  Bytes after the last ``\\n`` form a final line without
+  ``</s>``.
+* The hash is 32-bit FNV-1a where every byte is first sign-extended
+  (fastText casts ``char`` to ``int8_t``), so bytes >= 0x80 hash differently
+  from a textbook FNV-1a.
+* Word n-gram hashes start from the *signed* 32-bit word hashes widened to 64
+  bits (sign extension again) and combine as ``h * 116049371 + next``.
+* Character n-grams are taken over ``<word>``, counted in UTF-8 characters,
+  skipping the 1-grams ``<`` and ``>``.
+
+A vocabulary is a hash table over entries whose bytes live in one ``pool``
+array: ``slots`` (power-of-two size, -1 = empty) holds entry ids, and each
+entry has a hash, an offset and a length into the pool.
+"""
+
+import numpy as np
+from numba import njit
+
+EOS = b"</s>"
+_MASK32 = np.uint64(0xFFFFFFFF)
+
+
+@njit(cache=True, nogil=True)
+def eos_bytes():
+    out = np.empty(4, dtype=np.uint8)
+    out[0] = 60   # <
+    out[1] = 47   # /
+    out[2] = 115  # s
+    out[3] = 62   # >
+    return out
+
+
+@njit(cache=True, nogil=True, inline="always")
+def is_separator(c):
+    return c == 32 or c == 10 or c == 13 or c == 9 or c == 11 or c == 12 or c == 0
+
+
+@njit(cache=True, nogil=True, inline="always")
+def fnv_hash(buf, start, end):
+    """fastText's 32-bit hash of ``buf[start:end]`` (returned as uint64)."""
+    h = np.uint64(2166136261)
+    for i in range(start, end):
+        b = np.uint64(buf[i])
+        if b >= 128:
+            b |= np.uint64(0xFFFFFF00)  # int8_t sign extension
+        h = ((h ^ b) * np.uint64(16777619)) & _MASK32
+    return h
+
+
+@njit(cache=True, nogil=True, inline="always")
+def signed_widen(h32):
+    """int32 -> uint64 conversion of a 32-bit hash, as fastText's
+    ``uint64_t h = (int32_t)hash`` does (sign extension)."""
+    if h32 >= np.uint64(0x80000000):
+        return h32 | np.uint64(0xFFFFFFFF00000000)
+    return h32
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _bytes_equal(a, a_start, length, b, b_start):
+    for i in range(length):
+        if a[a_start + i] != b[b_start + i]:
+            return False
+    return True
+
+
+@njit(cache=True, nogil=True, inline="always")
+def table_find(slots, entry_hash, entry_off, entry_len, pool, buf, start, end, h):
+    """Entry id of ``buf[start:end]`` (hash ``h``) or -1."""
+    mask = len(slots) - 1
+    pos = np.int64(h) & mask
+    length = end - start
+    while True:
+        e = slots[pos]
+        if e < 0:
+            return -1
+        if (entry_hash[e] == h and entry_len[e] == length
+                and _bytes_equal(buf, start, length, pool, entry_off[e])):
+            return e
+        pos = (pos + 1) & mask
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _table_insert_slot(slots, h, e):
+    mask = len(slots) - 1
+    pos = np.int64(h) & mask
+    while slots[pos] >= 0:
+        pos = (pos + 1) & mask
+    slots[pos] = e
+
+
+@njit(cache=True, nogil=True)
+def build_table(entry_off, entry_len, pool):
+    """Hash table over entries already stored in ``pool``.
+
+    Returns ``(slots, entry_hash)``.  Duplicate entries are inserted twice;
+    lookups then find the first one, which is what a vocabulary wants.
+    """
+    n = len(entry_off)
+    size = 64
+    while size < 2 * n + 2:
+        size *= 2
+    slots = np.full(size, -1, dtype=np.int32)
+    entry_hash = np.empty(n, dtype=np.uint64)
+    for e in range(n):
+        h = fnv_hash(pool, entry_off[e], entry_off[e] + entry_len[e])
+        entry_hash[e] = h
+        _table_insert_slot(slots, h, e)
+    return slots, entry_hash
+
+
+@njit(cache=True, nogil=True)
+def _count_until_full(buf, i, slots, entry_off, entry_len, entry_hash, entry_count,
+                      pool, state):
+    """Inner loop of :func:`count_tokens`.  It never re-binds an array (that
+    would cost reference-count traffic on every token); it returns the byte
+    position at which one of the arrays needs to grow instead.  ``state`` =
+    [n_entries, pool_used, n_lines, max_len]."""
+    n_entries, pool_used, n_lines, max_len = state[0], state[1], state[2], state[3]
+    n = len(buf)
+    while i < n:
+        c = buf[i]
+        if c == 10:
+            entry_count[0] += 1
+            n_lines += 1
+            i += 1
+            continue
+        if is_separator(c):
+            i += 1
+            continue
+        start = i
+        end = i
+        while end < n and not is_separator(buf[end]):
+            end += 1
+        h = fnv_hash(buf, start, end)
+        e = table_find(slots, entry_hash, entry_off, entry_len, pool, buf, start, end, h)
+        if e < 0:
+            length = end - start
+            if (n_entries == len(entry_off) or pool_used + length > len(pool)
+                    or 2 * (n_entries + 1) > len(slots)):
+                break  # the caller grows the arrays and calls again at i
+            pool[pool_used:pool_used + length] = buf[start:end]
+            e = n_entries
+            entry_off[e] = pool_used
+            entry_len[e] = length
+            entry_hash[e] = h
+            entry_count[e] = 0
+            pool_used += length
+            n_entries += 1
+            _table_insert_slot(slots, h, e)
+        entry_count[e] += 1
+        max_len = max(max_len, end - start)
+        i = end
+    state[0], state[1], state[2], state[3] = n_entries, pool_used, n_lines, max_len
+    return i
+
+
+@njit(cache=True, nogil=True)
+def count_tokens(buf):
+    """Count every distinct token of ``buf`` (``</s>`` for each ``\\n``).
+
+    Returns ``(entry_off, entry_len, entry_count, pool, n_lines, max_len)``
+    with entries in order of first occurrence; entry 0 is ``</s>``.
+    """
+    cap = 1024
+    entry_off = np.empty(cap, dtype=np.int64)
+    entry_len = np.empty(cap, dtype=np.int32)
+    entry_hash = np.empty(cap, dtype=np.uint64)
+    entry_count = np.zeros(cap, dtype=np.int64)
+    pool = np.empty(max(64, len(buf) // 16), dtype=np.uint8)
+    slots = np.full(2048, -1, dtype=np.int32)
+    pool[:4] = eos_bytes()
+    entry_off[0] = 0
+    entry_len[0] = 4
+    entry_hash[0] = fnv_hash(pool, 0, 4)
+    _table_insert_slot(slots, entry_hash[0], 0)
+    state = np.array([1, 4, 0, 4], dtype=np.int64)
+    i = 0
+    while True:
+        i = _count_until_full(buf, i, slots, entry_off, entry_len, entry_hash,
+                              entry_count, pool, state)
+        if i >= len(buf):
+            break
+        n_entries = state[0]
+        if n_entries == len(entry_off):
+            cap *= 2
+            entry_off = _grow(entry_off, cap)
+            entry_len = _grow(entry_len, cap)
+            entry_hash = _grow(entry_hash, cap)
+            entry_count = _grow(entry_count, cap)
+        if 2 * (n_entries + 1) > len(slots):  # keep the load factor under 1/2
+            slots = np.full(2 * len(slots), -1, dtype=np.int32)
+            for k in range(n_entries):
+                _table_insert_slot(slots, entry_hash[k], k)
+        token_end = i
+        while token_end < len(buf) and not is_separator(buf[token_end]):
+            token_end += 1
+        while state[1] + token_end - i > len(pool):
+            pool = _grow(pool, 2 * len(pool))
+    n_entries, pool_used, n_lines, max_len = state[0], state[1], state[2], state[3]
+    # bytes after the last newline form a line of their own
+    if len(buf) > 0 and buf[len(buf) - 1] != 10:
+        n_lines += 1
+    return (entry_off[:n_entries].copy(), entry_len[:n_entries].copy(),
+            entry_count[:n_entries].copy(), pool[:pool_used].copy(), n_lines, max_len)
+
+
+@njit(cache=True, nogil=True)
+def _grow(arr, new_size):
+    out = np.empty(new_size, dtype=arr.dtype)
+    out[:len(arr)] = arr
+    return out
+
+
+@njit(cache=True, nogil=True, inline="always")
+def has_prefix(buf, start, end, prefix):
+    if end - start < len(prefix):
+        return False
+    for i in range(len(prefix)):
+        if buf[start + i] != prefix[i]:
+            return False
+    return True
+
+
+@njit(cache=True, nogil=True)
+def mark_labels(entry_off, entry_len, pool, prefix):
+    out = np.zeros(len(entry_off), dtype=np.bool_)
+    for e in range(len(entry_off)):
+        out[e] = has_prefix(pool, entry_off[e], entry_off[e] + entry_len[e], prefix)
+    return out
+
+
+@njit(cache=True, nogil=True)
+def char_ngrams(buf, start, end, scratch, minn, maxn, bucket, nwords, out, n_out):
+    """Write the character n-gram ids of ``<buf[start:end]>`` to ``out`` from
+    ``n_out`` on; returns the new count, or -1 if ``out`` is too small."""
+    length = end - start + 2
+    scratch[0] = 60  # '<'
+    scratch[1:length - 1] = buf[start:end]
+    scratch[length - 1] = 62  # '>'
+    for i in range(length):
+        if (scratch[i] & 0xC0) == 0x80:  # UTF-8 continuation byte
+            continue
+        j = i
+        n = 1
+        while j < length and n <= maxn:
+            j += 1
+            while j < length and (scratch[j] & 0xC0) == 0x80:
+                j += 1
+            if n >= minn and not (n == 1 and (i == 0 or j == length)):
+                if n_out == len(out):
+                    return -1
+                out[n_out] = nwords + np.int64(fnv_hash(scratch, i, j) % np.uint64(bucket))
+                n_out += 1
+            n += 1
+    return n_out
+
+
+# What _encode_until_full ran out of.
+DONE, NEED_LINES, NEED_FEATS, NEED_LABELS, NEED_HASHES, NEED_SCRATCH = 0, 1, 2, 3, 4, 5
+
+
+@njit(cache=True, nogil=True)
+def _encode_until_full(buf, i, slots, entry_hash, entry_off, entry_len, pool, nwords,
+                       eos_id, prefix, word_ngrams, bucket, minn, maxn,
+                       feat_off, feats, label_off, labels, ntokens, hashes, scratch,
+                       state):
+    """Inner loop of :func:`encode_lines`, one line at a time.  When an output
+    array is full it returns ``(start of the unfinished line, NEED_*)`` and
+    the caller grows that array and calls again; arrays are never re-bound
+    here (see ``_count_until_full``).  ``state`` = [line, n_feats, n_labels,
+    bare_first, bare_count]."""
+    n = len(buf)
+    eos_hash = fnv_hash(eos_bytes(), 0, 4)
+    line, n_feats, n_labels = state[0], state[1], state[2]
+    while i < n:
+        if line + 1 >= len(feat_off):
+            return i, NEED_LINES
+        line_start = i
+        f, nl, nh = n_feats, n_labels, 0
+        tokens = 0
+        words = 0         # word tokens other than </s>
+        label_tokens = 0  # label tokens, known or not
+        while True:
+            if i == n:  # final line without newline: no </s> token
+                break
+            c = buf[i]
+            if c != 10 and is_separator(c):
+                i += 1
+                continue
+            is_eos = c == 10
+            if is_eos:
+                e = eos_id
+                h = eos_hash
+                start = end = i
+            else:
+                start = i
+                end = i
+                while end < n and not is_separator(buf[end]):
+                    end += 1
+                h = fnv_hash(buf, start, end)
+                e = table_find(slots, entry_hash, entry_off, entry_len, pool,
+                               buf, start, end, h)
+            tokens += 1
+            if e >= nwords:
+                if nl == len(labels):
+                    return line_start, NEED_LABELS
+                labels[nl] = e - nwords
+                nl += 1
+                label_tokens += 1
+            elif e < 0 and not is_eos and has_prefix(buf, start, end, prefix):
+                label_tokens += 1  # a label unknown to the model: ignored
+            else:
+                if not is_eos:
+                    words += 1
+                if e >= 0:
+                    if f == len(feats):
+                        return line_start, NEED_FEATS
+                    feats[f] = e
+                    f += 1
+                if maxn > 0 and not is_eos:
+                    if end - start + 2 > len(scratch):
+                        return line_start, NEED_SCRATCH
+                    f = char_ngrams(buf, start, end, scratch, minn, maxn, bucket,
+                                    nwords, feats, f)
+                    if f < 0:
+                        return line_start, NEED_FEATS
+                if nh == len(hashes):
+                    return line_start, NEED_HASHES
+                hashes[nh] = signed_widen(h)
+                nh += 1
+            if is_eos:
+                i += 1
+                break
+            i = end
+        # word n-grams over the line's word hashes (unknown words included)
+        for a in range(nh):
+            hh = hashes[a]
+            for b in range(a + 1, min(nh, a + word_ngrams)):
+                hh = hh * np.uint64(116049371) + hashes[b]
+                if f == len(feats):
+                    return line_start, NEED_FEATS
+                feats[f] = nwords + np.int64(hh % np.uint64(bucket))
+                f += 1
+        ntokens[line] = tokens
+        if label_tokens > 0 and words == 0:
+            state[4] += 1
+            if state[3] < 0:
+                state[3] = line
+        line += 1
+        n_feats, n_labels = f, nl
+        feat_off[line] = n_feats
+        label_off[line] = n_labels
+        state[0], state[1], state[2] = line, n_feats, n_labels
+    return i, DONE
+
+
+@njit(cache=True, nogil=True)
+def encode_lines(buf, slots, entry_hash, entry_off, entry_len, pool, nwords,
+                 eos_id, prefix, word_ngrams, bucket, minn, maxn):
+    """Turn fastText-format text into per-line feature and label ids.
+
+    Vocabulary entries ``0..nwords-1`` are words, the rest labels (label id
+    = entry - nwords).  Feature ids: word ids, then character n-grams and
+    word n-grams as ``nwords + bucket index`` (fastText's input-matrix rows).
+
+    Returns ``(feat_off, feats, label_off, labels, ntokens, bare_first,
+    bare_count)``: line ``i`` has features ``feats[feat_off[i]:feat_off[i+1]]``,
+    likewise labels, and ``ntokens[i]`` tokens (words, labels and ``</s>``, as
+    fastText counts); ``bare_*`` locate lines with labels but no words.
+    """
+    n = len(buf)
+    n_lines = 1
+    for k in range(n):
+        if buf[k] == 10:
+            n_lines += 1
+    feat_off = np.zeros(n_lines + 1, dtype=np.int64)
+    label_off = np.zeros(n_lines + 1, dtype=np.int64)
+    ntokens = np.zeros(n_lines, dtype=np.int32)
+    feats = np.empty(max(16, n // 4), dtype=np.int32)
+    labels = np.empty(max(16, n_lines), dtype=np.int32)
+    hashes = np.empty(256, dtype=np.uint64)
+    scratch = np.empty(256, dtype=np.uint8)
+    state = np.array([0, 0, 0, -1, 0], dtype=np.int64)
+    i = 0
+    while True:
+        i, need = _encode_until_full(buf, i, slots, entry_hash, entry_off, entry_len,
+                                     pool, nwords, eos_id, prefix, word_ngrams, bucket,
+                                     minn, maxn, feat_off, feats, label_off, labels,
+                                     ntokens, hashes, scratch, state)
+        if need == DONE:
+            break
+        if need == NEED_FEATS:
+            feats = _grow(feats, 2 * len(feats))
+        elif need == NEED_LABELS:
+            labels = _grow(labels, 2 * len(labels))
+        elif need == NEED_HASHES:
+            hashes = _grow(hashes, 2 * len(hashes))
+        elif need == NEED_SCRATCH:
+            scratch = np.empty(2 * len(scratch), dtype=np.uint8)
+        else:
+            feat_off = _grow(feat_off, 2 * len(feat_off))
+            label_off = _grow(label_off, 2 * len(label_off))
+            ntokens = _grow(ntokens, 2 * len(ntokens))
+    line, n_feats, n_labels = state[0], state[1], state[2]
+    return (feat_off[:line + 1].copy(), feats[:n_feats].copy(),
+            label_off[:line + 1].copy(), labels[:n_labels].copy(), ntokens[:line].copy(),
+            state[3], state[4])

@@ -1,0 +1,170 @@
+"""Numba kernels for one training thread (Hogwild SGD, as fastText).
+
+One call of :func:`train_thread` runs one worker until the shared token
+counter reaches ``stop_at`` (or ``control[0]`` asks it to stop).  Several
+Python threads call it at once on the same weight arrays: the kernels
+release the GIL and update ``w_in`` and ``w_out`` without locks.  Those races
+on weights are accepted on purpose (Hogwild); everything else a thread
+writes is its own slot: ``progress[t]``, ``loss_sum[t]``, ``loss_n[t]``,
+``cursor[t]``, ``rng_state[t]`` and ``stats_*[t]``, so counters and tree
+statistics are exact.
+
+Losses (``loss_kind``): LOSS_TREE covers flat softmax (one node), fastText's
+binary ``hs``, M-ary Huffman and learned trees; LOSS_OVA is one-vs-all;
+LOSS_NS is negative sampling over labels.  Shapes: ``w_in`` (rows, dim),
+``w_out`` (n_internal * M or K, dim), both float32.
+"""
+
+import numpy as np
+from numba import njit
+
+from .vector_kernels import LOSS_NS, LOSS_OVA, LOSS_TREE, axpy, dot, node_probabilities, safe_log, sigmoid
+
+
+
+@njit(cache=True, nogil=True, inline="always")
+def next_random(rng_state, t):
+    """xorshift64* step on ``rng_state[t]``; returns a 63-bit integer."""
+    x = rng_state[t]
+    x ^= x >> np.uint64(12)
+    x ^= x << np.uint64(25)
+    x ^= x >> np.uint64(27)
+    rng_state[t] = x
+    return np.int64((x * np.uint64(2685821657736338717)) >> np.uint64(1))
+
+
+@njit(cache=True, nogil=True, fastmath=True, inline="always")
+def binary_logistic(w_out, row, hidden, grad, positive, lr):
+    """One logistic unit; returns its loss.  ``grad`` gets the input gradient
+    (computed with the row before its update, as fastText)."""
+    p = sigmoid(dot(w_out[row], hidden))
+    alpha = np.float32(lr * ((1.0 if positive else 0.0) - p))
+    axpy(alpha, w_out[row], grad)
+    axpy(alpha, hidden, w_out[row])
+    return -safe_log(p if positive else 1.0 - p)
+
+
+@njit(cache=True, nogil=True, fastmath=True)
+def tree_step(w_out, children, path_off, path_node, path_slot, target, hidden, grad,
+              probs, lr, thread, collect, stats_p, stats_n):
+    """Softmax at each node on ``target``'s path; returns the loss.  With
+    ``collect``, adds each node's child distribution to the statistics of
+    (depth, target)."""
+    arity = children.shape[1]
+    loss = 0.0
+    for p in range(path_off[target], path_off[target + 1]):
+        n = path_node[p]
+        slot = path_slot[p]
+        base = n * arity
+        node_probabilities(w_out, children, n, hidden, probs)
+        loss -= safe_log(probs[slot])
+        if arity == 2 and children[n, 0] >= 0 and children[n, 1] >= 0:
+            alpha = np.float32(lr * ((1.0 if slot == 1 else 0.0) - probs[1]))
+            axpy(alpha, w_out[base], grad)
+            axpy(alpha, hidden, w_out[base])
+        else:
+            for j in range(arity):
+                if children[n, j] >= 0:
+                    alpha = np.float32(lr * ((1.0 if j == slot else 0.0) - probs[j]))
+                    axpy(alpha, w_out[base + j], grad)
+                    axpy(alpha, hidden, w_out[base + j])
+        if collect:
+            depth = p - path_off[target]
+            for j in range(arity):
+                stats_p[thread, depth, target, j] += probs[j]
+            stats_n[thread, depth, target] += 1.0
+    return loss
+
+
+@njit(cache=True, nogil=True)
+def sample_negative(neg_cdf, rng_state, thread):
+    u = (next_random(rng_state, thread) >> 11) * (1.0 / 4503599627370496.0)  # [0, 1)
+    return np.searchsorted(neg_cdf, u * neg_cdf[-1], side="right")
+
+
+@njit(cache=True, nogil=True, fastmath=True)
+def train_thread(thread, feat_off, feats, label_off, labels, ntokens,
+                 w_in, w_out, loss_kind, children, path_off, path_node, path_slot,
+                 neg_cdf, neg, lr0, lr_hold, total_tokens, lr_update_rate,
+                 progress, stop_at, control, loss_sum, loss_n, cursor, rng_state,
+                 collect, stats_p, stats_n):
+    """Train on lines from ``cursor[thread]`` on, cycling through the corpus,
+    until ``sum(progress) >= stop_at``.
+
+    The learning rate follows global progress ``x = sum(progress) /
+    total_tokens``: constant ``lr0`` while ``x < lr_hold``, then decaying
+    linearly to 0 at ``x = 1`` (``lr_hold = 0`` is fastText's schedule).
+    """
+    dim = w_in.shape[1]
+    n_lines = len(ntokens)
+    n_labels = len(neg_cdf)
+    hidden = np.zeros(dim, dtype=np.float32)
+    grad = np.zeros(dim, dtype=np.float32)
+    probs = np.zeros(max(children.shape[1], 2), dtype=np.float64)
+    positive = np.zeros(n_labels, dtype=np.bool_)
+    line = cursor[thread]
+    local_tokens = 0
+    done = 0
+    for t in range(len(progress)):
+        done += progress[t]
+    lr = 0.0
+    while done < stop_at and control[0] == 0:
+        # learning rate from global progress
+        x = done / total_tokens
+        if x < lr_hold:
+            lr = lr0
+        else:
+            lr = lr0 * max(0.0, 1.0 - x) / (1.0 - lr_hold)
+        # train until the next progress update
+        while local_tokens < lr_update_rate:
+            f0, f1 = feat_off[line], feat_off[line + 1]
+            l0, l1 = label_off[line], label_off[line + 1]
+            local_tokens += ntokens[line]
+            line += 1
+            if line == n_lines:
+                line = 0
+            if f1 == f0 or l1 == l0:
+                continue
+            hidden[:] = 0.0
+            for k in range(f0, f1):
+                axpy(np.float32(1.0), w_in[feats[k]], hidden)
+            inv = np.float32(1.0 / (f1 - f0))
+            for i in range(dim):
+                hidden[i] *= inv
+            grad[:] = 0.0
+            loss = 0.0
+            if loss_kind == LOSS_OVA:
+                for k in range(l0, l1):
+                    positive[labels[k]] = True
+                for label in range(n_labels):
+                    loss += binary_logistic(w_out, label, hidden, grad, positive[label], lr)
+                for k in range(l0, l1):
+                    positive[labels[k]] = False
+            else:
+                # one label of a multi-label line, uniformly at random (fastText)
+                target = labels[l0 + next_random(rng_state, thread) % (l1 - l0)]
+                if loss_kind == LOSS_NS:
+                    loss += binary_logistic(w_out, target, hidden, grad, True, lr)
+                    if n_labels > 1:
+                        for _ in range(neg):
+                            other = target
+                            while other == target:
+                                other = sample_negative(neg_cdf, rng_state, thread)
+                            loss += binary_logistic(w_out, other, hidden, grad, False, lr)
+                else:
+                    loss += tree_step(w_out, children, path_off, path_node, path_slot,
+                                      target, hidden, grad, probs, lr, thread, collect,
+                                      stats_p, stats_n)
+            for i in range(dim):
+                grad[i] *= inv
+            for k in range(f0, f1):
+                axpy(np.float32(1.0), grad, w_in[feats[k]])
+            loss_sum[thread] += loss
+            loss_n[thread] += 1
+        progress[thread] += local_tokens
+        local_tokens = 0
+        done = 0
+        for t in range(len(progress)):
+            done += progress[t]
+    cursor[thread] = line
+    return lr

@@ -1,0 +1,200 @@
+"""Training orchestration: data -> dictionary -> threads of SGD -> Model.
+
+Worker threads run :func:`train_kernels.train_thread` (which releases the
+GIL) on shared weights; the calling thread only watches the shared progress
+counters and reports.  Training is cut into *phases* at token counts where
+every worker has stopped: that is where a learned tree may be rebuilt
+(``treelearn``), so no worker ever trains on stale paths.
+"""
+
+import threading
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import train_kernels as kern
+from .dictionary import build_dictionary
+from .errors import TreexcError
+from .model import Model
+from .textio import display_name, read_text
+from .tree import flat_tree, huffman_tree
+
+
+@dataclass
+class Progress:
+    """What a progress reporter is told, about every 0.1 s."""
+
+    fraction: float
+    words_per_sec_thread: float
+    lr: float
+    loss: float
+    eta_seconds: float
+
+
+class SilentReporter:
+    def update(self, progress):
+        pass
+
+    def finish(self, progress):
+        pass
+
+
+def train_supervised(args, reporter=None):
+    reporter = reporter or SilentReporter()
+    name = display_name(args.input)
+    data = read_text(args.input)
+    dictionary = build_dictionary(data, args, name)
+    pretrained = None
+    if args.pretrainedVectors:
+        pretrained = read_vectors(args.pretrainedVectors, args.dim)
+        dictionary.add_words(pretrained[0])
+    corpus = dictionary.encode(data)
+    del data
+    if corpus.bare_count:
+        raise TreexcError(f"{name}: line {corpus.bare_first + 1}: labels but no words "
+                          f"({corpus.bare_count} such line(s); remove them or add text)")
+    w_in = init_input_matrix(dictionary.nwords + args.bucket, args.dim, args.seed)
+    if pretrained is not None:
+        words, vectors = pretrained
+        for word, row in zip(words, vectors):
+            w_in[dictionary.word_id(word)] = row
+    tree = make_initial_tree(args, dictionary.label_counts)
+    rows = tree.n_internal * tree.arity if tree is not None else dictionary.nlabels
+    w_out = np.zeros((rows, args.dim), dtype=np.float32)
+    model = Model(args, dictionary, tree, w_in, w_out)
+    Session(model, corpus, reporter).run()
+    return model
+
+
+def init_input_matrix(rows, dim, seed):
+    """Uniform in [-1/dim, 1/dim], as fastText, from a seeded generator."""
+    rng = np.random.default_rng(seed)
+    w = rng.random((rows, dim), dtype=np.float32)
+    w *= 2.0 / dim
+    w -= 1.0 / dim
+    return w
+
+
+def make_initial_tree(args, label_counts):
+    if args.loss in ("ova", "ns"):
+        return None
+    if args.loss == "softmax":
+        return flat_tree(len(label_counts))
+    return huffman_tree(label_counts, args.arity)
+
+
+def read_vectors(path, dim):
+    """Words and vectors of a ``.vec`` file (first line: count and dimension)."""
+    data = bytes(read_text(path)).decode("utf-8")
+    lines = data.splitlines()
+    try:
+        n, file_dim = (int(x) for x in lines[0].split())
+    except (IndexError, ValueError):
+        raise TreexcError(f"{path}: line 1: expected '<number of words> <dimension>'") \
+            from None
+    if file_dim != dim:
+        raise TreexcError(f"{path}: vectors have dimension {file_dim}, but -dim is {dim}")
+    words, vectors = [], np.zeros((min(n, len(lines) - 1), dim), dtype=np.float32)
+    for i, line in enumerate(lines[1:n + 1]):
+        parts = line.rstrip().split(" ")
+        try:
+            vectors[i] = [float(x) for x in parts[1:]]
+        except ValueError:
+            raise TreexcError(f"{path}: line {i + 2}: expected a word and {dim} numbers") \
+                from None
+        words.append(parts[0])
+    return words, vectors[:len(words)]
+
+
+class Session:
+    """One training run: shared counters, threads, phases, reporting."""
+
+    def __init__(self, model, corpus, reporter):
+        self.model = model
+        self.corpus = corpus
+        self.reporter = reporter
+        args = model.args
+        self.args = args
+        self.n_threads = args.thread
+        self.total_tokens = int(corpus.ntokens.sum()) * args.epoch
+        if self.total_tokens == 0:
+            raise TreexcError(f"{display_name(args.input)}: no tokens to train on")
+        t = self.n_threads
+        self.progress = np.zeros(t, dtype=np.int64)
+        self.control = np.zeros(1, dtype=np.int64)
+        self.loss_sum = np.zeros(t, dtype=np.float64)
+        self.loss_n = np.zeros(t, dtype=np.int64)
+        n_lines = corpus.n_lines
+        self.cursor = np.array([i * n_lines // t for i in range(t)], dtype=np.int64)
+        seeds = np.random.SeedSequence(args.seed).generate_state(t, dtype=np.uint64)
+        self.rng_state = np.where(seeds == 0, np.uint64(1), seeds).astype(np.uint64)
+        counts = model.dictionary.label_counts.astype(np.float64)
+        self.neg_cdf = np.cumsum(np.sqrt(counts))
+        self.lr_hold = 0.0
+        self.stats_p = np.zeros((1, 1, 1, 1), dtype=np.float64)
+        self.stats_n = np.zeros((1, 1, 1), dtype=np.float64)
+        self.collect = False
+        self.start_time = None
+
+    def run(self):
+        self.start_time = time.monotonic()
+        self.run_phase(self.total_tokens)
+        self.reporter.finish(self.snapshot())
+
+    def run_phase(self, stop_at):
+        """Train with all threads until ``stop_at`` tokens are processed."""
+        m = self.model
+        tree_arrays = (m.children,) + ((m.tree.path_off, m.tree.path_node, m.tree.path_slot)
+                                       if m.tree is not None else
+                                       (np.zeros(1, np.int64), np.zeros(0, np.int32),
+                                        np.zeros(0, np.int32)))
+        c = self.corpus
+        errors = []
+
+        def work(t):
+            try:
+                kern.train_thread(
+                    t, c.feat_off, c.feats, c.label_off, c.labels, c.ntokens,
+                    m.w_in, m.w_out, m.loss_kind, *tree_arrays, self.neg_cdf,
+                    self.args.neg, self.args.lr, self.lr_hold, self.total_tokens,
+                    self.args.lrUpdateRate, self.progress, stop_at, self.control,
+                    self.loss_sum, self.loss_n, self.cursor, self.rng_state,
+                    self.collect, self.stats_p, self.stats_n)
+            except BaseException as e:  # surfaced in the main thread
+                errors.append(e)
+                self.control[0] = 1
+
+        threads = [threading.Thread(target=work, args=(t,), daemon=True)
+                   for t in range(self.n_threads)]
+        for th in threads:
+            th.start()
+        try:
+            while any(th.is_alive() for th in threads):
+                threads[0].join(0.1)
+                self.reporter.update(self.snapshot())
+        except KeyboardInterrupt:
+            self.control[0] = 1
+            for th in threads:
+                th.join()
+            raise
+        for th in threads:
+            th.join()
+        if errors:
+            raise errors[0]
+
+    def snapshot(self):
+        done = int(self.progress.sum())
+        elapsed = max(time.monotonic() - self.start_time, 1e-9)
+        fraction = min(1.0, done / self.total_tokens)
+        n = int(self.loss_n.sum())
+        x = fraction
+        if x < self.lr_hold:
+            lr = self.args.lr
+        else:
+            lr = self.args.lr * max(0.0, 1.0 - x) / (1.0 - self.lr_hold)
+        eta = elapsed * (1.0 - fraction) / fraction if fraction > 0 else float("inf")
+        return Progress(fraction=fraction,
+                        words_per_sec_thread=done / elapsed / self.n_threads,
+                        lr=lr, loss=float(self.loss_sum.sum()) / n if n else 0.0,
+                        eta_seconds=eta)

@@ -1,0 +1,65 @@
+"""Small numba building blocks shared by the training and prediction kernels:
+float32 vector arithmetic and the child distribution of a tree node."""
+
+import numpy as np
+from numba import njit
+
+LOSS_TREE, LOSS_OVA, LOSS_NS = 0, 1, 2
+
+
+@njit(cache=True, nogil=True, fastmath=True, inline="always")
+def dot(a, b):
+    s = np.float32(0.0)
+    for i in range(len(a)):
+        s += a[i] * b[i]
+    return s
+
+
+@njit(cache=True, nogil=True, fastmath=True, inline="always")
+def axpy(alpha, x, y):
+    """y += alpha * x"""
+    for i in range(len(x)):
+        y[i] += alpha * x[i]
+
+
+@njit(cache=True, nogil=True, inline="always")
+def sigmoid(x):
+    if x < -30.0:
+        return 0.0
+    if x > 30.0:
+        return 1.0
+    return 1.0 / (1.0 + np.exp(-x))
+
+
+@njit(cache=True, nogil=True, inline="always")
+def safe_log(p):
+    return np.log(max(p, 1e-30))
+
+
+@njit(cache=True, nogil=True, fastmath=True)
+def node_probabilities(w_out, children, n, hidden, probs):
+    """Child distribution of internal node ``n`` into ``probs`` (0 for empty
+    slots).  Binary nodes with both children use fastText's sigmoid."""
+    arity = children.shape[1]
+    base = n * arity
+    if arity == 2 and children[n, 0] >= 0 and children[n, 1] >= 0:
+        p1 = sigmoid(dot(w_out[base], hidden))
+        probs[0] = 1.0 - p1
+        probs[1] = p1
+        return
+    top = -np.inf
+    for j in range(arity):
+        if children[n, j] >= 0:
+            s = dot(w_out[base + j], hidden)
+            probs[j] = s
+            top = max(top, s)
+    z = 0.0
+    for j in range(arity):
+        if children[n, j] >= 0:
+            e = np.exp(probs[j] - top)
+            probs[j] = e
+            z += e
+        else:
+            probs[j] = 0.0
+    for j in range(arity):
+        probs[j] /= z
