@@ -150,38 +150,18 @@ class Session:
                                        (np.zeros(1, np.int64), np.zeros(0, np.int32),
                                         np.zeros(0, np.int32)))
         c = self.corpus
-        errors = []
 
         def work(t):
-            try:
-                kern.train_thread(
-                    t, c.feat_off, c.feats, c.label_off, c.labels, c.ntokens,
-                    m.w_in, m.w_out, m.loss_kind, *tree_arrays, self.neg_cdf,
-                    self.args.neg, self.args.lr, self.lr_hold, self.total_tokens,
-                    self.args.lrUpdateRate, self.progress, stop_at, self.control,
-                    self.loss_sum, self.loss_n, self.cursor, self.rng_state,
-                    self.collect, self.stats_p, self.stats_n)
-            except BaseException as e:  # surfaced in the main thread
-                errors.append(e)
-                self.control[0] = 1
+            kern.train_thread(
+                t, c.feat_off, c.feats, c.label_off, c.labels, c.ntokens,
+                m.w_in, m.w_out, m.loss_kind, *tree_arrays, self.neg_cdf,
+                self.args.neg, self.args.lr, self.lr_hold, self.total_tokens,
+                self.args.lrUpdateRate, self.progress, stop_at, self.control,
+                self.loss_sum, self.loss_n, self.cursor, self.rng_state,
+                self.collect, self.stats_p, self.stats_n)
 
-        threads = [threading.Thread(target=work, args=(t,), daemon=True)
-                   for t in range(self.n_threads)]
-        for th in threads:
-            th.start()
-        try:
-            while any(th.is_alive() for th in threads):
-                threads[0].join(0.1)
-                self.reporter.update(self.snapshot())
-        except KeyboardInterrupt:
-            self.control[0] = 1
-            for th in threads:
-                th.join()
-            raise
-        for th in threads:
-            th.join()
-        if errors:
-            raise errors[0]
+        run_workers(self.n_threads, work, self.control,
+                    lambda: self.reporter.update(self.snapshot()))
 
     def snapshot(self):
         done = int(self.progress.sum())
@@ -198,3 +178,38 @@ class Session:
                         words_per_sec_thread=done / elapsed / self.n_threads,
                         lr=lr, loss=float(self.loss_sum.sum()) / n if n else 0.0,
                         eta_seconds=eta)
+
+
+def run_workers(n_threads, work, control, poll, interval=0.1):
+    """Run ``work(t)`` for ``t`` in ``range(n_threads)`` in threads (``work``
+    calls a nogil kernel), calling ``poll()`` every ``interval`` seconds until
+    all are done.  On Ctrl-C or an error in a worker, ``control[0] = 1`` asks
+    the kernels to stop; the first error is re-raised here."""
+    errors = []
+
+    def guarded(t):
+        try:
+            work(t)
+        except BaseException as e:  # surfaced in the calling thread
+            errors.append(e)
+            control[0] = 1
+
+    threads = [threading.Thread(target=guarded, args=(t,), daemon=True)
+               for t in range(n_threads)]
+    for th in threads:
+        th.start()
+    try:
+        alive = threads
+        while alive:
+            alive[0].join(interval)
+            poll()
+            alive = [th for th in alive if th.is_alive()]
+    except KeyboardInterrupt:
+        control[0] = 1
+        for th in threads:
+            th.join()
+        raise
+    for th in threads:
+        th.join()
+    if errors:
+        raise errors[0]
