@@ -34,7 +34,7 @@ class Args:
     minCountLabel: int = 0
     neg: int = 5
     wordNgrams: int = 1
-    loss: str = "softmax"
+    loss: str = "tree"
     bucket: int = 2000000
     minn: int = 0
     maxn: int = 0
@@ -48,7 +48,7 @@ class Args:
     # Tree output layers (treexc's own options).
     arity: int = 0            # 0: 2 for hs, 20 for tree
     treeUpdates: int = 50     # AssignLabels calls in the first half of training
-    maxDepth: int = 0         # 0: unconstrained
+    maxDepth: int = -1        # tree depth limit: -1 auto, 0 none
     treeGradient: str = "ll"  # "ll": log-likelihood variant, "plain": J_n gradient
 
     def effective_arity(self):
@@ -96,7 +96,7 @@ def validate(args):
         if getattr(args, name) < 1:
             bad(name, getattr(args, name), "must be >= 1")
     for name in ("minCount", "minCountLabel", "bucket", "minn", "maxn", "neg",
-                 "treeUpdates", "maxDepth", "seed"):
+                 "treeUpdates", "seed"):
         if getattr(args, name) < 0:
             bad(name, getattr(args, name), "must be >= 0")
     if args.maxn and args.minn > args.maxn:
@@ -107,6 +107,8 @@ def validate(args):
         bad("bucket", args.bucket, "must be >= 1 when word or character n-grams are used")
     if args.loss == "ns" and args.neg < 1:
         bad("neg", args.neg, "must be >= 1 with -loss ns")
+    if args.maxDepth < -1:
+        bad("maxDepth", args.maxDepth, "must be -1 (auto), 0 (no limit) or a depth >= 1")
     if args.arity < 2:
         bad("arity", args.arity, "must be >= 2")
     if args.treeGradient not in ("ll", "plain"):

@@ -40,7 +40,8 @@ HELP = {
     "seed": "random generator seed; with -thread 1 training is reproducible",
     "arity": "tree arity M for hs and tree losses (0 = 2 for hs, 20 for tree)",
     "treeUpdates": "tree rebuilds (AssignLabels) in the first half of training",
-    "maxDepth": "depth limit of a learned tree (0 = none)",
+    "maxDepth": "depth limit of a learned tree: -1 = auto (the least depth that "
+                "holds all labels), 0 = none",
     "treeGradient": "AssignLabels score: ll (log-likelihood) or plain (J_n gradient)",
 }
 
@@ -143,7 +144,8 @@ def output_row_names(model):
 def check_output_writable(output):
     folder = os.path.dirname(os.path.abspath(output)) or "."
     if not os.path.isdir(folder):
-        raise TreexcError(f"-output {output}: folder {folder} does not exist")
+        why = "is not a folder" if os.path.exists(folder) else "does not exist"
+        raise TreexcError(f"-output {output}: folder {folder} {why}")
     if not os.access(folder, os.W_OK):
         raise TreexcError(f"-output {output}: folder {folder} is not writable")
 
@@ -260,8 +262,9 @@ def print_word_vectors(model_path):
     from .vectors import format_vector
 
     model = _load(model_path)
-    for line in sys.stdin:
-        for word in line.split():
+    for line in _stdin_lines():
+        for word in line.split():  # ASCII white space, as fastText's `cin >> word`
+            word = word.decode("utf-8")
             sys.stdout.write(f"{word} {format_vector(model.get_word_vector(word))}\n")
         sys.stdout.flush()
 
@@ -270,12 +273,29 @@ def print_word_vectors(model_path):
 @click.argument("model_path", metavar="MODEL")
 def print_sentence_vectors(model_path):
     """Print the vector of each line read from stdin."""
+    import numpy as np
+
     from .vectors import format_vector
 
     model = _load(model_path)
-    for line in sys.stdin:
-        sys.stdout.write(format_vector(model.get_sentence_vector(line.rstrip("\n"))) + "\n")
+    for line in _stdin_lines():
+        vector = model.sentence_vector(np.frombuffer(line, dtype=np.uint8))
+        sys.stdout.write(format_vector(vector) + "\n")
         sys.stdout.flush()
+
+
+def _stdin_lines():
+    """Lines of standard input as bytes, split at newlines only (a \\r is a
+    separator inside a line for fastText), each checked like text input."""
+    from .predict import _shift_line
+    from .textio import check_text
+
+    for number, line in enumerate(sys.stdin.buffer, 1):
+        try:
+            check_text(line, "standard input")
+        except TreexcError as e:
+            raise TreexcError(_shift_line(str(e), number - 1)) from None
+        yield line
 
 
 @main.command()
@@ -297,5 +317,6 @@ def dump(model_path, what):
         matrix = model.w_in if what == "input" else model.w_out
         write(f"{matrix.shape[0]} {matrix.shape[1]}\n")
         for row in matrix:
-            write(" ".join(f"{x:.5g}" for x in row.tolist()) + "\n")
+            # fastText prints matrices with C++'s default precision, 6 digits
+            write(" ".join(f"{x:.6g}" for x in row.tolist()) + "\n")
 

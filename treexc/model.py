@@ -7,7 +7,7 @@ fastText's method names.
 import numpy as np
 
 from . import modelfile
-from .args import SHAPE_OPTIONS, from_dict, to_dict
+from .args import SHAPE_OPTIONS, from_dict, to_dict, validate
 from .dictionary import Dictionary
 from .errors import TreexcError
 from .textio import read_text
@@ -126,7 +126,13 @@ class Model:
 
     def get_sentence_vector(self, text):
         """The hidden vector of a line, as used for classification."""
-        data = np.frombuffer(text.encode("utf-8") + b"\n", dtype=np.uint8)
+        return self.sentence_vector(np.frombuffer(text.encode("utf-8") + b"\n",
+                                                  dtype=np.uint8))
+
+    def sentence_vector(self, data):
+        """The hidden vector of one line of checked text (``uint8`` array).
+        Without a final newline the line has no ``</s>``, like the last line
+        of a file for fastText."""
         corpus = self.dictionary.encode(data)
         rows = corpus.feats[corpus.feat_off[0]:corpus.feat_off[1]]
         if len(rows) == 0:
@@ -160,22 +166,38 @@ def load_model(path):
     if kind != MODEL_KIND:
         raise TreexcError(f"{path}: this is a '{kind}' model, not a classifier")
     try:
-        args = from_dict(header["args"])
+        args = validate(from_dict(header["args"]))
         missing = [name for name in SHAPE_OPTIONS if name not in header["args"]]
         if missing:
             raise KeyError(missing[0])
         dictionary = Dictionary(a["pool"], a["entry_off"], a["entry_len"], a["counts"],
                                 header["nwords"], args.label, args.wordNgrams,
                                 args.bucket, args.minn, args.maxn)
+        _check_dictionary(dictionary)
         tree = Tree(np.asarray(a["children"]), dictionary.nlabels) if header["has_tree"] \
             else None
         w_in, w_out = a["w_in"], a["w_out"]
     except KeyError as e:
         raise TreexcError(f"{path}: corrupt model (missing {e})") from None
+    except (TypeError, ValueError, AttributeError):
+        raise TreexcError(f"{path}: corrupt model header") from None
+    except TreexcError as e:  # a bad option or tree: name the file
+        raise TreexcError(f"{path}: corrupt model ({e})") from None
     expected_out = (tree.n_internal * tree.arity) if tree is not None else dictionary.nlabels
     if (w_in.ndim != 2 or w_out.ndim != 2 or w_in.shape[1] != args.dim
             or w_out.shape != (expected_out, args.dim)
-            or w_in.shape[0] != dictionary.nwords + args.bucket):
+            or w_in.shape[0] != dictionary.nwords + args.bucket
+            or w_in.dtype != np.float32 or w_out.dtype != np.float32
+            or (tree is None) != (args.loss in ("ova", "ns"))):
         raise TreexcError(f"{path}: corrupt model (matrix shapes do not match)")
     return Model(args, dictionary, tree, w_in, w_out)
+
+
+def _check_dictionary(d):
+    """Entries must lie inside the pool: the kernels do not check bounds."""
+    n = len(d.entry_off)
+    if (len(d.entry_len) != n or len(d.counts) != n or not 0 <= d.nwords <= n
+            or (n and ((d.entry_off < 0).any() or (d.entry_len < 0).any()
+                       or (d.entry_off + d.entry_len > len(d.pool)).any()))):
+        raise ValueError("dictionary arrays")
 

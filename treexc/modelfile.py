@@ -43,7 +43,8 @@ def atomic_writer(path, write):
     path = os.fspath(path)
     folder = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(folder):
-        raise TreexcError(f"{path}: folder {folder} does not exist")
+        why = "is not a folder" if os.path.exists(folder) else "does not exist"
+        raise TreexcError(f"{path}: folder {folder} {why}")
     try:
         fd, tmp = tempfile.mkstemp(prefix=os.path.basename(path) + ".", suffix=".tmp",
                                    dir=folder)
@@ -121,8 +122,9 @@ def load(path):
                 header = json.loads(f.read(header_length).decode("utf-8"))
             except (UnicodeDecodeError, ValueError):
                 raise TreexcError(f"{path}: corrupt model header") from None
-            end = _aligned(max([_PREAMBLE.size + header_length] +
-                               [a["offset"] + _nbytes(a) for a in header["arrays"]]))
+            data_start = _PREAMBLE.size + header_length
+            directory = [_entry(a, data_start) for a in header["arrays"]]
+            end = _aligned(max([data_start] + [a["offset"] + _nbytes(a) for a in directory]))
             if size < end + len(END_MAGIC):
                 raise TreexcError(f"{path}: truncated model file ({size} bytes, "
                                   f"expected {end + len(END_MAGIC)})")
@@ -135,10 +137,11 @@ def load(path):
         raise TreexcError(f"{path}: is a directory, not a model file") from None
     except PermissionError:
         raise TreexcError(f"{path}: permission denied") from None
-    except (KeyError, TypeError):
+    except (KeyError, TypeError, ValueError, OverflowError):
         raise TreexcError(f"{path}: corrupt model header") from None
+    header.pop("arrays")
     arrays = {}
-    for a in header.pop("arrays"):
+    for a in directory:
         shape = tuple(a["shape"])
         if _nbytes(a) == 0:
             arrays[a["name"]] = np.zeros(shape, dtype=np.dtype(a["dtype"]))
@@ -146,6 +149,16 @@ def load(path):
             arrays[a["name"]] = np.memmap(path, dtype=np.dtype(a["dtype"]), mode="r",
                                           offset=a["offset"], shape=shape)
     return header, arrays
+
+
+def _entry(a, data_start):
+    """A checked array directory entry (``ValueError``/``TypeError`` if bad)."""
+    entry = {"name": str(a["name"]), "dtype": np.dtype(a["dtype"]),
+             "shape": [int(n) for n in a["shape"]], "offset": int(a["offset"])}
+    if (entry["dtype"].hasobject or min(entry["shape"], default=0) < 0
+            or entry["offset"] < data_start):
+        raise ValueError(entry["name"])
+    return entry
 
 
 def _nbytes(entry):

@@ -20,20 +20,40 @@ READ_SIZE = 1 << 20
 
 def _open_raw(path):
     if path == "-":
-        return sys.stdin.buffer.fileno(), None
+        try:
+            return sys.stdin.buffer.fileno(), None
+        except (AttributeError, OSError, ValueError):
+            # an in-memory stdin (embedding, tests): no descriptor to read
+            return None, _Unclosed(sys.stdin.buffer)
     try:
-        f = open(path, "rb")
+        f = open(path, "rb", buffering=0)  # unbuffered: os.read follows seek
     except FileNotFoundError:
         raise TreexcError(f"{path}: no such file") from None
     except IsADirectoryError:
         raise TreexcError(f"{path}: is a directory, not a text file") from None
     except PermissionError:
         raise TreexcError(f"{path}: permission denied") from None
+    except OSError as e:
+        raise TreexcError(f"{path}: cannot read: {e.strerror or e}") from None
     if f.read(2) == GZIP_MAGIC:
         f.seek(0)
         return None, gzip.open(f)
     f.seek(0)
     return f.fileno(), f
+
+
+class _Unclosed:
+    """A stream to read from but not to close (someone else's stdin)."""
+
+    def __init__(self, stream):
+        self.stream = stream
+
+    def read1(self, size):
+        read1 = getattr(self.stream, "read1", self.stream.read)
+        return read1(size)
+
+    def close(self):
+        pass
 
 
 def read_line_chunks(path):

@@ -281,7 +281,8 @@ def _encode_until_full(buf, i, slots, entry_hash, entry_off, entry_len, pool, nw
     here (see ``_count_until_full``).  ``state`` = [line, n_feats, n_labels,
     bare_first, bare_count]."""
     n = len(buf)
-    eos_hash = fnv_hash(eos_bytes(), 0, 4)
+    eos = eos_bytes()
+    eos_hash = fnv_hash(eos, 0, 4)
     line, n_feats, n_labels = state[0], state[1], state[2]
     while i < n:
         if line + 1 >= len(feat_off):
@@ -328,7 +329,11 @@ def _encode_until_full(buf, i, slots, entry_hash, entry_off, entry_len, pool, nw
                         return line_start, NEED_FEATS
                     feats[f] = e
                     f += 1
-                if maxn > 0 and not is_eos:
+                # fastText gives </s> no character n-grams, also when the
+                # text spells it out
+                if maxn > 0 and not is_eos and not (
+                        h == eos_hash and end - start == 4
+                        and _bytes_equal(buf, start, 4, eos, 0)):
                     if end - start + 2 > len(scratch):
                         return line_start, NEED_SCRATCH
                     f = char_ngrams(buf, start, end, scratch, minn, maxn, bucket,

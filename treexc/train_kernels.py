@@ -18,7 +18,8 @@ LOSS_NS is negative sampling over labels.  Shapes: ``w_in`` (rows, dim),
 import numpy as np
 from numba import njit
 
-from .vector_kernels import LOSS_NS, LOSS_OVA, LOSS_TREE, axpy, dot, node_probabilities, safe_log, sigmoid
+from .vector_kernels import (LOSS_NS, LOSS_OVA, LOSS_TREE, axpy, dot, node_probabilities,
+                             safe_log, sigmoid)
 
 
 
@@ -48,17 +49,19 @@ def binary_logistic(w_out, row, hidden, grad, positive, lr):
 def tree_step(w_out, children, path_off, path_node, path_slot, target, hidden, grad,
               probs, lr, thread, collect, stats_p, stats_n):
     """Softmax at each node on ``target``'s path; returns the loss.  With
-    ``collect``, adds each node's child distribution to the statistics of
-    (depth, target)."""
+    ``collect``, adds each node's child distribution to this thread's
+    statistics at that path position (see ``treelearn_kernels``)."""
     arity = children.shape[1]
     loss = 0.0
     for p in range(path_off[target], path_off[target + 1]):
         n = path_node[p]
         slot = path_slot[p]
         base = n * arity
-        node_probabilities(w_out, children, n, hidden, probs)
+        present = node_probabilities(w_out, children, n, hidden, probs)
         loss -= safe_log(probs[slot])
-        if arity == 2 and children[n, 0] >= 0 and children[n, 1] >= 0:
+        if present == 1:
+            pass  # nothing to learn at a one-child node
+        elif arity == 2 and children[n, 0] >= 0 and children[n, 1] >= 0:
             alpha = np.float32(lr * ((1.0 if slot == 1 else 0.0) - probs[1]))
             axpy(alpha, w_out[base], grad)
             axpy(alpha, hidden, w_out[base])
@@ -69,10 +72,9 @@ def tree_step(w_out, children, path_off, path_node, path_slot, target, hidden, g
                     axpy(alpha, w_out[base + j], grad)
                     axpy(alpha, hidden, w_out[base + j])
         if collect:
-            depth = p - path_off[target]
             for j in range(arity):
-                stats_p[thread, depth, target, j] += probs[j]
-            stats_n[thread, depth, target] += 1.0
+                stats_p[thread, p, j] += probs[j]
+            stats_n[thread, p] += 1.0
     return loss
 
 

@@ -19,6 +19,7 @@ from .errors import TreexcError
 from .model import Model
 from .textio import display_name, read_text
 from .tree import flat_tree, huffman_tree
+from .treelearn import TreeLearner, spread_tree
 
 
 @dataclass
@@ -59,6 +60,8 @@ def train_supervised(args, reporter=None):
         words, vectors = pretrained
         for word, row in zip(words, vectors):
             w_in[dictionary.word_id(word)] = row
+    if args.loss == "tree" and args.maxDepth == -1:
+        args.maxDepth = auto_depth(dictionary.nlabels, args.arity)
     tree = make_initial_tree(args, dictionary.label_counts)
     rows = tree.n_internal * tree.arity if tree is not None else dictionary.nlabels
     w_out = np.zeros((rows, args.dim), dtype=np.float32)
@@ -76,11 +79,26 @@ def init_input_matrix(rows, dim, seed):
     return w
 
 
+def auto_depth(n_labels, arity):
+    """The least depth whose complete tree holds every label.  Measured on
+    gutenberg_books and wn_hypernym (docs/benchmarks.md), this tight limit
+    trains better learned trees than no limit, which grows deep chains."""
+    depth = 1
+    while arity ** depth < n_labels:
+        depth += 1
+    return depth
+
+
 def make_initial_tree(args, label_counts):
+    """Flat for softmax, Huffman for hs, and for a learned tree the M-ary
+    Huffman tree (or, under -maxDepth, labels dealt out evenly within that
+    depth, as AssignLabels does without statistics)."""
     if args.loss in ("ova", "ns"):
         return None
     if args.loss == "softmax":
         return flat_tree(len(label_counts))
+    if args.loss == "tree" and args.maxDepth > 0:
+        return spread_tree(len(label_counts), args.arity, args.maxDepth)
     return huffman_tree(label_counts, args.arity)
 
 
@@ -131,20 +149,35 @@ class Session:
         self.rng_state = np.where(seeds == 0, np.uint64(1), seeds).astype(np.uint64)
         counts = model.dictionary.label_counts.astype(np.float64)
         self.neg_cdf = np.cumsum(np.sqrt(counts))
+        self.learner = None
         self.lr_hold = 0.0
-        self.stats_p = np.zeros((1, 1, 1, 1), dtype=np.float64)
-        self.stats_n = np.zeros((1, 1, 1), dtype=np.float64)
-        self.collect = False
+        if args.loss == "tree" and args.treeUpdates > 0:
+            # the paper's schedule: structure learned and lr constant in the
+            # first half, structure frozen and lr decaying in the second
+            self.learner = TreeLearner(model.tree, t, args.treeGradient, args.maxDepth)
+            self.lr_hold = 0.5
         self.start_time = None
 
     def run(self):
         self.start_time = time.monotonic()
+        if self.learner is not None:
+            updates = self.args.treeUpdates
+            for r in range(1, updates + 1):
+                self.run_phase(int(self.total_tokens * 0.5 * r / updates), collect=True)
+                if self.control[0]:
+                    break
+                self.model.w_out = self.learner.rebuild(self.model.w_out)
+                self.model.tree = self.learner.tree
         self.run_phase(self.total_tokens)
         self.reporter.finish(self.snapshot())
 
-    def run_phase(self, stop_at):
+    def run_phase(self, stop_at, collect=False):
         """Train with all threads until ``stop_at`` tokens are processed."""
         m = self.model
+        if collect:
+            stats_p, stats_n = self.learner.stats_p, self.learner.stats_n
+        else:
+            stats_p, stats_n = np.zeros((1, 1, 1)), np.zeros((1, 1))
         tree_arrays = (m.children,) + ((m.tree.path_off, m.tree.path_node, m.tree.path_slot)
                                        if m.tree is not None else
                                        (np.zeros(1, np.int64), np.zeros(0, np.int32),
@@ -158,7 +191,7 @@ class Session:
                 self.args.neg, self.args.lr, self.lr_hold, self.total_tokens,
                 self.args.lrUpdateRate, self.progress, stop_at, self.control,
                 self.loss_sum, self.loss_n, self.cursor, self.rng_state,
-                self.collect, self.stats_p, self.stats_n)
+                collect, stats_p, stats_n)
 
         run_workers(self.n_threads, work, self.control,
                     lambda: self.reporter.update(self.snapshot()))

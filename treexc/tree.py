@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from . import tree_kernels
 from .errors import TreexcError
 
 
@@ -63,46 +64,21 @@ class Tree:
         return depth
 
 
+_TREE_ERRORS = {
+    1: "node {} has a child id out of range",
+    2: "label {} appears twice",
+    3: "node {} is not in breadth-first order",
+    4: "label {} has no leaf",
+    5: "node {} is unreachable",
+}
+
+
 def compute_paths(children, n_labels):
-    """Root-to-leaf paths of every label; checks the tree is well-formed."""
-    n_internal, arity = children.shape
-    path_len = np.full(n_labels, -1, dtype=np.int64)
-    parent = np.full(n_internal, -1, dtype=np.int64)
-    parent_slot = np.zeros(n_internal, dtype=np.int64)
-    leaf_parent = np.full(n_labels, -1, dtype=np.int64)
-    leaf_slot = np.zeros(n_labels, dtype=np.int64)
-    node_depth = np.zeros(n_internal, dtype=np.int64)
-    for n in range(n_internal):
-        for j in range(arity):
-            c = int(children[n, j])
-            if c < -1 or c >= n_labels + n_internal:
-                raise TreexcError(f"corrupt tree: node {n} has child {c}")
-            if 0 <= c < n_labels:
-                if leaf_parent[c] >= 0:
-                    raise TreexcError(f"corrupt tree: label {c} appears twice")
-                leaf_parent[c], leaf_slot[c] = n, j
-                path_len[c] = node_depth[n] + 1
-            elif c >= n_labels:
-                m = c - n_labels
-                if m <= n or parent[m] >= 0:
-                    raise TreexcError(f"corrupt tree: node {m} is not in breadth-first order")
-                parent[m], parent_slot[m] = n, j
-                node_depth[m] = node_depth[n] + 1
-    if n_labels and (path_len < 0).any():
-        raise TreexcError(f"corrupt tree: label {int(np.argmax(path_len < 0))} has no leaf")
-    if n_internal > 1 and (parent[1:] < 0).any():
-        raise TreexcError("corrupt tree: unreachable internal node")
-    path_off = np.zeros(n_labels + 1, dtype=np.int64)
-    np.cumsum(path_len, out=path_off[1:])
-    path_node = np.empty(path_off[-1], dtype=np.int32)
-    path_slot = np.empty(path_off[-1], dtype=np.int32)
-    for label in range(n_labels):
-        pos = path_off[label + 1] - 1
-        n, j = leaf_parent[label], leaf_slot[label]
-        while n >= 0:
-            path_node[pos], path_slot[pos] = n, j
-            pos -= 1
-            n, j = parent[n], parent_slot[n]
+    """Root-to-leaf paths of every label; refuses a malformed tree."""
+    path_off, path_node, path_slot, error, where = tree_kernels.compute_paths(
+        children, n_labels)
+    if error:
+        raise TreexcError("corrupt tree: " + _TREE_ERRORS[error].format(where))
     return path_off, path_node, path_slot
 
 

@@ -39,14 +39,26 @@ def safe_log(p):
 @njit(cache=True, nogil=True, fastmath=True)
 def node_probabilities(w_out, children, n, hidden, probs):
     """Child distribution of internal node ``n`` into ``probs`` (0 for empty
-    slots).  Binary nodes with both children use fastText's sigmoid."""
+    slots); returns the number of children.  Binary nodes with both children
+    use fastText's sigmoid; a one-child node (a chain link of a depth-limited
+    tree) costs nothing."""
     arity = children.shape[1]
     base = n * arity
     if arity == 2 and children[n, 0] >= 0 and children[n, 1] >= 0:
         p1 = sigmoid(dot(w_out[base], hidden))
         probs[0] = 1.0 - p1
         probs[1] = p1
-        return
+        return 2
+    present = 0
+    for j in range(arity):
+        probs[j] = 0.0
+        if children[n, j] >= 0:
+            present += 1
+    if present == 1:
+        for j in range(arity):
+            if children[n, j] >= 0:
+                probs[j] = 1.0
+        return 1
     top = -np.inf
     for j in range(arity):
         if children[n, j] >= 0:
@@ -63,3 +75,4 @@ def node_probabilities(w_out, children, n, hidden, probs):
             probs[j] = 0.0
     for j in range(arity):
         probs[j] /= z
+    return present

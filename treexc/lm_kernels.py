@@ -1,0 +1,341 @@
+"""Numba kernels of the language model (``treexc lm``).
+
+The dense parts of a mini-batch step (context matrices, flat softmax) are
+BLAS matrix products done by the caller (numpy ``@`` on float32); these
+kernels do everything around them: turning text into token ids, gathering
+context embeddings, the tree softmax of a whole batch, and the sparse and
+dense Adagrad updates.  All of them release the GIL, so several worker
+threads run them at once on shared weights (Hogwild: the races on weight
+rows and Adagrad accumulators are accepted on purpose).  Everything a
+thread writes besides weights is its own: gradient buffers, touched-row
+lists and tree statistics are per thread.
+
+Shapes (``d`` = dimension, ``T`` = context size, ``B`` = batch size,
+``M`` = arity): weight matrices carry their bias as an extra last column,
+``(rows, d + 1)`` float32, and hidden vectors carry a constant 1 there
+(``r_aug``, ``(B, d + 1)``), so one dot product is ``w . r + b``.
+"""
+
+import numpy as np
+from numba import njit
+
+from .text_kernels import fnv_hash, is_separator, table_find
+from .vector_kernels import node_probabilities
+
+
+# -- text -> ids ---------------------------------------------------------------
+
+@njit(cache=True, nogil=True)
+def encode_stream(buf, slots, entry_hash, entry_off, entry_len, pool, vocab_of_entry,
+                  eos_id, unk_id):
+    """Token ids of ``buf`` as one stream, ``eos_id`` at each line end
+    (also after a final line without newline).
+
+    ``slots``/``entry_*``/``pool`` is a vocabulary hash table
+    (``text_kernels.build_table``) and ``vocab_of_entry`` maps its entries
+    to model ids (-1: too rare, becomes ``unk_id``).  Returns int32 ids.
+    """
+    n = len(buf)
+    count = 0
+    i = 0
+    in_line = False
+    while i < n:  # first pass: size the output
+        c = buf[i]
+        if c == 10:
+            count += 1
+            in_line = False
+            i += 1
+        elif is_separator(c):
+            i += 1
+        else:
+            in_line = True
+            while i < n and not is_separator(buf[i]):
+                i += 1
+            count += 1
+    if in_line:
+        count += 1
+    out = np.empty(count, dtype=np.int32)
+    k = 0
+    i = 0
+    in_line = False
+    while i < n:
+        c = buf[i]
+        if c == 10:
+            out[k] = eos_id
+            k += 1
+            in_line = False
+            i += 1
+        elif is_separator(c):
+            i += 1
+        else:
+            in_line = True
+            start = i
+            while i < n and not is_separator(buf[i]):
+                i += 1
+            h = fnv_hash(buf, start, i)
+            e = table_find(slots, entry_hash, entry_off, entry_len, pool, buf, start, i, h)
+            w = vocab_of_entry[e] if e >= 0 else -1
+            out[k] = w if w >= 0 else unk_id
+            k += 1
+    if in_line:
+        out[k] = eos_id
+    return out
+
+
+# -- contexts --------------------------------------------------------------------
+
+@njit(cache=True, nogil=True)
+def gather_context(ids, positions, n_pos, context, pad_id, U, ctx, E):
+    """For each of the first ``n_pos`` ``positions`` p: ``ctx[i, k]`` = the
+    id of the word k+1 before p (``pad_id`` before the start of the stream)
+    and ``E[i, k*d:(k+1)*d] = U[ctx[i, k], :d]``.
+
+    ``U`` (V, >= d), ``ctx`` (B, T) int32, ``E`` (B, T*d) float32.
+    """
+    d = E.shape[1] // context
+    for i in range(n_pos):
+        p = positions[i]
+        for k in range(context):
+            q = p - 1 - k
+            w = ids[q] if q >= 0 else pad_id
+            ctx[i, k] = w
+            row = U[w]
+            base = k * d
+            for j in range(d):
+                E[i, base + j] = row[j]
+
+
+@njit(cache=True, nogil=True)
+def gather_targets(ids, positions, n_pos, targets):
+    for i in range(n_pos):
+        targets[i] = ids[positions[i]]
+
+
+@njit(cache=True, nogil=True, fastmath=True, error_model="numpy")
+def scatter_context_grad(ctx, n_pos, context, dE, gU, flags, touched, n_touched):
+    """``gU[ctx[i, k], :d] += dE[i, k*d:(k+1)*d]``; rows seen for the first
+    time go on the ``touched`` list (``flags`` marks them).  Returns the new
+    list length."""
+    d = dE.shape[1] // context
+    for i in range(n_pos):
+        for k in range(context):
+            w = ctx[i, k]
+            if flags[w] == 0:
+                flags[w] = 1
+                touched[n_touched] = w
+                n_touched += 1
+            g = gU[w]
+            base = k * d
+            for j in range(d):
+                g[j] += dE[i, base + j]
+    return n_touched
+
+
+# -- Adagrad ---------------------------------------------------------------------
+
+@njit(cache=True, nogil=True, fastmath=True, error_model="numpy")
+def adagrad_rows(param, acc, grad, touched, n_touched, flags, rows_per_id, lr, eps):
+    """Adagrad on the rows of the touched ids (id ``n`` owns rows
+    ``n*rows_per_id ..``), then clears their gradients and flags."""
+    cols = param.shape[1]
+    lr = np.float32(lr)  # float32 arithmetic throughout: twice the SIMD width
+    eps = np.float32(eps)
+    for a in range(n_touched):
+        n = touched[a]
+        flags[n] = 0
+        for r in range(n * rows_per_id, (n + 1) * rows_per_id):
+            p = param[r]
+            s = acc[r]
+            g = grad[r]
+            for j in range(cols):
+                gj = g[j]
+                s[j] += gj * gj
+                p[j] -= lr * gj / (np.sqrt(s[j]) + eps)
+                g[j] = 0.0
+
+
+@njit(cache=True, nogil=True, fastmath=True, error_model="numpy")
+def adagrad_dense(param, acc, grad, lr, eps):
+    """Adagrad on a whole (flattened) array."""
+    lr = np.float32(lr)
+    eps = np.float32(eps)
+    p = param.reshape(-1)
+    s = acc.reshape(-1)
+    g = grad.reshape(-1)
+    for j in range(len(p)):
+        gj = g[j]
+        s[j] += gj * gj
+        p[j] -= lr * gj / (np.sqrt(s[j]) + eps)
+
+
+@njit(cache=True, nogil=True, fastmath=True, error_model="numpy")
+def adagrad_flat_chunk(U, acc, g_out, r0, r1, gU, flags, lr, eps):
+    """Adagrad on rows ``r0:r1`` of the flat softmax's (tied) embeddings:
+    the gradient is ``g_out[0:r1-r0]`` (the output part, from a BLAS
+    product) plus ``gU`` for rows flagged as used as context or target
+    (cleared here)."""
+    cols = U.shape[1]
+    lr = np.float32(lr)
+    eps = np.float32(eps)
+    for r in range(r0, r1):
+        p = U[r]
+        s = acc[r]
+        g = g_out[r - r0]
+        if flags[r]:
+            flags[r] = 0
+            extra = gU[r]
+            for j in range(cols):
+                gj = g[j] + extra[j]
+                extra[j] = 0.0
+                s[j] += gj * gj
+                p[j] -= lr * gj / (np.sqrt(s[j]) + eps)
+        else:
+            for j in range(cols):
+                gj = g[j]
+                s[j] += gj * gj
+                p[j] -= lr * gj / (np.sqrt(s[j]) + eps)
+
+
+# -- flat softmax helpers --------------------------------------------------------
+
+@njit(cache=True, nogil=True, fastmath=True, error_model="numpy")
+def row_max_subtract(S, n_rows, targets, target_logit):
+    """``S[i] -= max(S[i])`` for the first ``n_rows`` rows; keeps the target's
+    shifted logit in ``target_logit[i]``."""
+    cols = S.shape[1]
+    for i in range(n_rows):
+        row = S[i]
+        m = row[0]
+        for j in range(1, cols):
+            m = max(m, row[j])
+        for j in range(cols):
+            row[j] -= m
+        target_logit[i] = row[targets[i]]
+
+
+@njit(cache=True, nogil=True, fastmath=True, error_model="numpy")
+def flat_targets_grad(U, targets, n_pos, r_aug, dr, inv_b, gU, flags):
+    """The one-hot part of the flat softmax gradient: ``dr[i] -= U[t_i] / B``
+    and ``gU[t_i] -= r_aug[i] / B`` (rows flagged for ``adagrad_flat_chunk``)."""
+    cols = U.shape[1]
+    for i in range(n_pos):
+        t = targets[i]
+        flags[t] = 1
+        u = U[t]
+        g = gU[t]
+        for j in range(cols):
+            dr[i, j] -= inv_b * u[j]
+            g[j] -= inv_b * r_aug[i, j]
+
+
+@njit(cache=True, nogil=True, fastmath=True, error_model="numpy")
+def flag_context_rows(ctx, n_pos, context, flags):
+    for i in range(n_pos):
+        for k in range(context):
+            flags[ctx[i, k]] = 1
+
+
+@njit(cache=True, nogil=True, fastmath=True, error_model="numpy")
+def scatter_context_grad_flat(ctx, n_pos, context, dE, gU):
+    d = dE.shape[1] // context
+    for i in range(n_pos):
+        for k in range(context):
+            g = gU[ctx[i, k]]
+            base = k * d
+            for j in range(d):
+                g[j] += dE[i, base + j]
+
+
+# -- tree softmax ----------------------------------------------------------------
+
+@njit(cache=True, nogil=True, fastmath=True, error_model="numpy")
+def tree_batch_grad(r_aug, targets, n_pos, W, children, path_off, path_node, path_slot,
+                    scale, dr, gW, node_flags, touched, n_touched, probs,
+                    collect, stats_p, stats_n):
+    """Loss and gradients of the tree softmax for a batch.
+
+    For each row ``i`` and each node on the path of ``targets[i]``: the
+    node's child distribution ``p`` (softmax of ``W[n*M + j] . r_aug[i]``;
+    sigmoid of one row for binary nodes, as ``hs``), gradient
+    ``scale * (p - onehot(slot))`` added to ``dr[i]`` (through ``W``) and
+    to ``gW`` (through ``r_aug[i]``).  Nodes seen for the first time go on
+    ``touched``.  With ``collect``, ``stats_p[q, :] += p`` and
+    ``stats_n[q] += 1`` where ``q`` is the path position (an index into
+    ``path_node``): AssignLabels' statistics, see ``treelearn``.
+
+    Returns ``(loss sum, n_touched)``.
+    """
+    arity = children.shape[1]
+    cols = W.shape[1]
+    loss = 0.0
+    for i in range(n_pos):
+        target = targets[i]
+        h = r_aug[i]
+        g_h = dr[i]
+        for p in range(path_off[target], path_off[target + 1]):
+            n = path_node[p]
+            slot = path_slot[p]
+            base = n * arity
+            node_probabilities(W, children, n, h, probs)
+            loss -= np.log(max(probs[slot], 1e-30))
+            if node_flags[n] == 0:
+                node_flags[n] = 1
+                touched[n_touched] = n
+                n_touched += 1
+            if arity == 2 and children[n, 0] >= 0 and children[n, 1] >= 0:
+                alpha = np.float32(scale * (probs[1] - (1.0 if slot == 1 else 0.0)))
+                w = W[base]
+                g = gW[base]
+                for c in range(cols):
+                    g_h[c] += alpha * w[c]
+                    g[c] += alpha * h[c]
+            else:
+                for j in range(arity):
+                    if children[n, j] < 0:
+                        continue
+                    alpha = np.float32(scale * (probs[j] - (1.0 if j == slot else 0.0)))
+                    w = W[base + j]
+                    g = gW[base + j]
+                    for c in range(cols):
+                        g_h[c] += alpha * w[c]
+                        g[c] += alpha * h[c]
+            if collect:
+                for j in range(arity):
+                    stats_p[p, j] += probs[j]
+                stats_n[p] += 1.0
+    return loss, n_touched
+
+
+@njit(cache=True, nogil=True, fastmath=True, error_model="numpy")
+def tree_log_probs(r_aug, targets, n_pos, W, children, path_off, path_node, path_slot,
+                   probs, out):
+    """``out[i] = log p(targets[i] | r_aug[i])`` under the tree."""
+    for i in range(n_pos):
+        target = targets[i]
+        s = 0.0
+        for p in range(path_off[target], path_off[target + 1]):
+            node_probabilities(W, children, path_node[p], r_aug[i], probs)
+            s += np.log(max(probs[path_slot[p]], 1e-300))
+        out[i] = s
+
+
+@njit(cache=True, nogil=True, fastmath=True, error_model="numpy")
+def tree_all_log_probs(r_aug, W, children, n_labels, out):
+    """Log-probability of every leaf for one hidden vector (``out`` (K,)),
+    by a walk over the whole tree: for tests and small vocabularies."""
+    arity = children.shape[1]
+    n_internal = children.shape[0]
+    node_score = np.zeros(n_internal, dtype=np.float64)
+    probs = np.empty(max(arity, 2), dtype=np.float64)
+    # nodes are breadth-first: a parent is always scored before its children
+    for n in range(n_internal):
+        node_probabilities(W, children, n, r_aug, probs)
+        for j in range(arity):
+            c = children[n, j]
+            if c < 0:
+                continue
+            s = node_score[n] + np.log(max(probs[j], 1e-300))
+            if c < n_labels:
+                out[c] = s
+            else:
+                node_score[c - n_labels] = s

@@ -1,0 +1,376 @@
+"""Training orchestration for ``treexc lm``: data, trees, threads, evaluation.
+
+Each epoch visits every stream position once in a seeded random order, cut
+into mini-batches.  Worker threads (``trainer.run_workers``) take batches
+in turn and apply Adagrad to the shared weights without locks (Hogwild);
+their BLAS products and numba kernels release the GIL, so the threads run
+in parallel.  BLAS is held to one thread per worker while they run.
+
+Training is cut into *phases* at batch counts where every worker has
+stopped: that is where the learned tree is rebuilt (``-treeUpdates`` times
+per epoch; statistics summed over threads, then reset) and where the model
+is evaluated (``-evalPerEpoch`` times per epoch).  Train ms/batch is the
+wall time of the training phases (tree rebuilds included) over the number
+of batches; evaluation ms/batch likewise, with batches of ``-batch``
+positions and all threads.
+"""
+
+import contextlib
+import ctypes
+import json
+import math
+import re
+import time
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from .errors import TreexcError
+from .lm_corpus import build_vocab
+from .lm_model import LanguageModel, fit_arity, init_weights
+from .lm_trees import cluster_tree, random_tree, remap_rows
+from .textio import display_name, read_text
+from .trainer import Progress, SilentReporter, run_workers
+
+
+# -- BLAS threads ---------------------------------------------------------------
+
+def _openblas():
+    """numpy's OpenBLAS (set/get thread-count functions) or ``None``."""
+    try:
+        with open("/proc/self/maps") as f:
+            maps = f.read()
+    except OSError:
+        return None
+    for path in sorted(set(re.findall(r"(/\S*openblas\S*\.so[.\d]*)", maps))):
+        try:
+            lib = ctypes.CDLL(path)
+        except OSError:
+            continue
+        for prefix, suffix in (("scipy_", "64_"), ("", "64_"), ("", "")):
+            name = f"{prefix}openblas_set_num_threads{suffix}"
+            if hasattr(lib, name):
+                return (getattr(lib, name),
+                        getattr(lib, f"{prefix}openblas_get_num_threads{suffix}"))
+    return None
+
+
+@contextlib.contextmanager
+def blas_threads(n):
+    """Run the block with BLAS limited to ``n`` threads (when it is OpenBLAS):
+    the worker threads are the parallelism, and two workers each starting
+    a BLAS thread pool would fight over the cores."""
+    funcs = _openblas()
+    if funcs is None:
+        yield
+        return
+    set_n, get_n = funcs
+    before = get_n()
+    set_n(n)
+    try:
+        yield
+    finally:
+        set_n(before)
+
+
+# -- data -----------------------------------------------------------------------
+
+@dataclass
+class Stream:
+    name: str
+    ids: np.ndarray  # int32 token ids
+
+    @property
+    def n_tokens(self):
+        return len(self.ids)
+
+
+def read_stream(path, vocab):
+    name = display_name(path)
+    ids = vocab.encode(read_text(path))
+    if len(ids) == 0:
+        raise TreexcError(f"{name}: empty file (no tokens)")
+    return Stream(name, ids)
+
+
+# -- evaluation -----------------------------------------------------------------
+
+def evaluate(model, ids, engines, batch):
+    """``(total negative log-likelihood, n_tokens, seconds, n_batches)``."""
+    n = len(ids)
+    n_batches = -(-n // batch)
+    positions = np.arange(n, dtype=np.int64)
+    sums = np.zeros(len(engines))
+    control = np.zeros(1, dtype=np.int64)
+
+    def work(t):
+        e = engines[t]
+        total = 0.0
+        for b in range(t, n_batches, len(engines)):
+            if control[0]:
+                break
+            p = positions[b * batch:(b + 1) * batch]
+            total += e.evaluate(ids, p, len(p))
+        sums[t] = total
+
+    start = time.perf_counter()
+    with blas_threads(1):
+        run_workers(len(engines), work, control, lambda: None)
+    return float(sums.sum()), n, time.perf_counter() - start, n_batches
+
+
+def perplexity(model, path_or_ids, threads=1, batch=None):
+    """``(perplexity, n_tokens)`` of a file (or token ids) under ``model``."""
+    ids = path_or_ids if isinstance(path_or_ids, np.ndarray) else \
+        read_stream(path_or_ids, model.vocab).ids
+    batch = batch or model.args.batch
+    engines = [model.engine(batch) for _ in range(max(1, threads))]
+    nll, n, _, _ = evaluate(model, ids, engines, batch)
+    return math.exp(nll / n), n
+
+
+# -- training -------------------------------------------------------------------
+
+class LMSession:
+    """One training run: shuffled batches, threads, phases, tree rebuilds."""
+
+    def __init__(self, model, train, args, reporter_factory=None, on_eval=None,
+                 valid=None, test=None):
+        self.model = model
+        self.train = train
+        self.args = args
+        self.valid = valid
+        self.test = test
+        self.reporter_factory = reporter_factory or SilentReporter
+        self.on_eval = on_eval or (lambda record: None)
+        self.n_threads = args.thread
+        self.B = args.batch
+        self.N = train.n_tokens
+        self.batches_per_epoch = -(-self.N // self.B)
+        self.rng = np.random.default_rng(args.seed)
+        m = model
+        self.acc = {"U": np.zeros_like(m.U), "C": np.zeros_like(m.C)}
+        if m.is_tree:
+            self.acc["W"] = np.zeros_like(m.W)
+        self.engines = [m.engine(self.B) for _ in range(self.n_threads)]
+        self.learn_tree = m.is_tree and args.tree == "learned" and args.treeUpdates > 0
+        self.stats_p = self.stats_n = None
+        if self.learn_tree:
+            self._reset_stats()
+        self.progress = np.zeros(self.n_threads, dtype=np.int64)
+        self.loss_sum = np.zeros(self.n_threads)
+        self.loss_n = np.zeros(self.n_threads, dtype=np.int64)
+        self.train_seconds = 0.0
+        self.train_batches = 0
+        self.rebuild_seconds = 0.0
+        self.rebuilds = 0
+        self.records = []
+
+    def _reset_stats(self):
+        t = self.model.tree
+        P = len(t.path_node)
+        if self.stats_p is None or self.stats_p.shape[1:] != (P, t.arity):
+            self.stats_p = np.zeros((self.n_threads, P, t.arity))
+            self.stats_n = np.zeros((self.n_threads, P))
+        else:
+            self.stats_p[:] = 0.0
+            self.stats_n[:] = 0.0
+
+    def _epoch_schedule(self):
+        """Sorted batch indices of this epoch where a phase ends, with what
+        happens there: ('rebuild', b) and ('eval', b)."""
+        nb = self.batches_per_epoch
+        events = []
+        if self.learn_tree:
+            u = self.args.treeUpdates
+            for k in range(1, u):
+                events.append((k * nb // u, 0, "rebuild"))
+        e = self.args.evalPerEpoch
+        for k in range(1, e + 1):
+            events.append((k * nb // e, 1, "eval"))
+        return sorted(set(events))
+
+    def run(self, epochs=None, evaluate_at_end=True):
+        epochs = self.args.epoch if epochs is None else epochs
+        whole = int(math.floor(epochs))
+        self.total_tokens = int(round(epochs * self.N))
+        self.start_time = time.monotonic()
+        for epoch in range(int(math.ceil(epochs))):
+            perm = self.rng.permutation(self.N).astype(np.int64)
+            b0 = 0
+            limit = self.batches_per_epoch if epoch < whole else \
+                int(round((epochs - whole) * self.batches_per_epoch))
+            if epoch > 0 and self.learn_tree:
+                self._rebuild()
+            for b, _, what in self._epoch_schedule():
+                if b > limit:
+                    break
+                self._train_phase(perm, b0, b)
+                b0 = b
+                if what == "rebuild":
+                    self._rebuild()
+                elif evaluate_at_end:
+                    self._evaluate(epoch + b / self.batches_per_epoch)
+            if b0 < limit:
+                self._train_phase(perm, b0, limit)
+        return self.records
+
+    def _snapshot(self, reporter_start, reporter_done0):
+        done = int(self.progress.sum())
+        elapsed = max(time.monotonic() - reporter_start, 1e-9)
+        fraction = min(1.0, done / max(1, self.total_tokens))
+        n = int(self.loss_n.sum())
+        rate = (done - reporter_done0) / elapsed
+        eta = (self.total_tokens - done) / rate if rate > 0 else float("inf")
+        return Progress(fraction=fraction, words_per_sec_thread=rate / self.n_threads,
+                        lr=self.args.lr, loss=float(self.loss_sum.sum()) / n if n else 0.0,
+                        eta_seconds=eta)
+
+    def _train_phase(self, perm, b0, b1):
+        if b1 <= b0:
+            return
+        B, T = self.B, self.n_threads
+        lr = float(self.args.lr)
+        ids = self.train.ids
+        N = self.N
+        control = np.zeros(1, dtype=np.int64)
+        learn = self.learn_tree
+        reporter = self.reporter_factory()
+        start = time.monotonic()
+        done0 = int(self.progress.sum())
+
+        def work(t):
+            e = self.engines[t]
+            acc = self.acc
+            if learn:
+                sp, sn = self.stats_p[t], self.stats_n[t]
+            for b in range(b0 + t, b1, T):
+                if control[0]:
+                    break
+                p = perm[b * B:min((b + 1) * B, N)]
+                n = len(p)
+                if learn:
+                    loss = e.train(ids, p, n, lr, acc, True, sp, sn)
+                else:
+                    loss = e.train(ids, p, n, lr, acc)
+                self.loss_sum[t] += loss
+                self.loss_n[t] += n
+                self.progress[t] += n
+
+        t0 = time.perf_counter()
+        with blas_threads(1):
+            run_workers(T, work, control, lambda: reporter.update(
+                self._snapshot(start, done0)))
+        self.train_seconds += time.perf_counter() - t0
+        self.train_batches += b1 - b0
+        reporter.finish(self._snapshot(start, done0))
+
+    def _rebuild(self):
+        from .treelearn import assign_labels
+
+        t0 = time.perf_counter()
+        m = self.model
+        old = m.tree
+        sum_p = self.stats_p.sum(axis=0)
+        sum_n = self.stats_n.sum(axis=0)
+        new, old_id = assign_labels(old, sum_p, sum_n, gradient="ll",
+                                    max_depth=self.args.depth)
+        m.W = remap_rows(m.W, old_id, old.arity)
+        self.acc["W"] = remap_rows(self.acc["W"], old_id, old.arity)
+        m.tree = new
+        self._reset_stats()
+        dt = time.perf_counter() - t0
+        self.rebuild_seconds += dt
+        self.train_seconds += dt
+        self.rebuilds += 1
+
+    def _evaluate(self, epoch):
+        m = self.model
+        n = int(self.loss_n.sum())
+        record = {
+            "run": self.args.name or None, "epoch": round(epoch, 4),
+            "tokens": int(self.progress.sum()),
+            "train_loss": float(self.loss_sum.sum()) / n if n else None,
+            "train_ms_per_batch": 1000.0 * self.train_seconds / max(1, self.train_batches),
+            "train_seconds": self.train_seconds,
+            "train_tokens_per_sec": int(self.progress.sum()) / max(self.train_seconds, 1e-9),
+            "loss": self.args.loss, "tree": self.args.tree if m.is_tree else None,
+            "arity": m.tree.arity if m.is_tree else None,
+            "depth": m.tree.max_depth() if m.is_tree else None,
+            "dim": self.args.dim, "context": self.args.context, "batch": self.B,
+            "lr": self.args.lr, "threads": self.n_threads, "vocab": m.vocab.size,
+            "rebuilds": self.rebuilds, "rebuild_seconds": self.rebuild_seconds,
+        }
+        eval_seconds = eval_batches = 0
+        for key, stream in (("valid", self.valid), ("test", self.test)):
+            if stream is None:
+                continue
+            nll, ntok, sec, nb = evaluate(m, stream.ids, self.engines, self.B)
+            record[f"{key}_ppl"] = math.exp(nll / ntok)
+            record[f"{key}_tokens"] = ntok
+            eval_seconds += sec
+            eval_batches += nb
+        if eval_batches:
+            record["eval_ms_per_batch"] = 1000.0 * eval_seconds / eval_batches
+        self.records.append(record)
+        self.on_eval(record)
+        self.loss_sum[:] = 0.0
+        self.loss_n[:] = 0
+
+
+def make_tree(args, vocab, train, rng, reporter_factory=None, echo=None):
+    V = vocab.size
+    depth = args.depth
+    arity = args.arity or fit_arity(V, depth)
+    args.arity = arity
+    if args.tree in ("random", "learned"):
+        return random_tree(V, arity, depth, rng)
+    # clustering tree: vectors from a short run with a random tree
+    t0 = time.perf_counter()
+    pre_args = replace(args, tree="random", treeUpdates=0, evalPerEpoch=1)
+    pre = new_model(pre_args, vocab, random_tree(V, arity, depth, rng), rng)
+    LMSession(pre, train, pre_args, reporter_factory).run(args.clusterEpoch,
+                                                          evaluate_at_end=False)
+    tree = cluster_tree(np.asarray(pre.U), arity, depth, rng)
+    if echo:
+        echo(f"clustering tree: vectors from {args.clusterEpoch:g} epoch(s) with a random "
+             f"tree, k-means, {time.perf_counter() - t0:.1f} s")
+    return tree
+
+
+def new_model(args, vocab, tree, rng):
+    U, C = init_weights(vocab.size, args, rng)
+    W = None
+    if tree is not None:
+        W = np.zeros((tree.n_internal * tree.arity, args.dim + 1), dtype=np.float32)
+    return LanguageModel(args, vocab, U, C, tree, W)
+
+
+def train_lm(args, reporter_factory=None, echo=None, on_eval=None):
+    """Train a language model; returns ``(model, records)``."""
+    name = display_name(args.input)
+    data = read_text(args.input)
+    vocab = build_vocab(data, args.minCount, name)
+    train = Stream(name, vocab.encode(data))
+    del data
+    valid = read_stream(args.valid, vocab) if args.valid else None
+    test = read_stream(args.test, vocab) if args.test else None
+    if echo:
+        echo(f"Read {train.n_tokens} tokens, vocabulary {vocab.size} words "
+             f"(-minCount {args.minCount}, <unk> and </s> included)")
+    rng = np.random.default_rng(args.seed)
+    tree = None
+    if args.loss == "tree":
+        tree = make_tree(args, vocab, train, rng, reporter_factory, echo)
+    else:
+        args.arity = 0
+    model = new_model(args, vocab, tree, rng)
+    session = LMSession(model, train, args, reporter_factory, on_eval, valid, test)
+    records = session.run()
+    return model, records
+
+
+def write_log(path, records, append=True):
+    with open(path, "a" if append else "w") as f:
+        for r in records:
+            f.write(json.dumps(r) + "\n")

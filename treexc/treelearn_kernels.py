@@ -1,0 +1,302 @@
+"""Numba kernel of AssignLabels (Jernite et al. 2017, Algorithms 2 and 3).
+
+The tree is rebuilt top-down, breadth-first, in one call.  Statistics are
+indexed by *path position*: entry ``p`` of ``stats_p`` (an M-vector, the
+sum of the child distributions) and ``stats_n`` (a count) belong to the
+node ``path_node[p]`` on the path of the label that owns ``p`` (see
+``tree.compute_paths``).  So the memory is exactly one M-vector per (label,
+node on its path), with no hash maps.
+
+A label's statistics at depth ``d`` are used at a new node only if the label
+reached the *same* old node at that depth (the new node inherits the old
+node's identity, weights included, when it sits at the same place); a label
+that moved has no information there yet.
+"""
+
+import numpy as np
+from numba import njit
+
+
+@njit(cache=True, nogil=True)
+def _expansions(count, arity):
+    """Internal nodes needed below a subtree of ``count`` labels in a full
+    ``arity``-ary tree: ceil((count - 1) / (arity - 1))."""
+    if count <= 1:
+        return 0
+    return (count - 2) // (arity - 1) + 1
+
+
+@njit(cache=True, nogil=True)
+def _node_scores(labels, start, length, depth, old_node, old_path_off, old_path_node,
+                 stats_p, stats_n, arity, log_likelihood, scores, informed, old_slot,
+                 old_path_slot):
+    """Fill ``scores[r, j]`` = dJ_n / dp_{j|i} for label ``labels[start + r]``
+    (times p_{j|i} for the log-likelihood variant); ``informed[r]`` says
+    whether the label has statistics here, ``old_slot[r]`` its old slot at
+    this node (-1 if it did not pass here)."""
+    p_avg = np.zeros(arity)
+    total = 0.0
+    for r in range(length):
+        i = labels[start + r]
+        informed[r] = False
+        old_slot[r] = -1
+        if old_node < 0:
+            continue
+        depth_i = old_path_off[i + 1] - old_path_off[i]
+        if depth >= depth_i:
+            continue
+        pos = old_path_off[i] + depth
+        if old_path_node[pos] != old_node:
+            continue
+        old_slot[r] = old_path_slot[pos]
+        if stats_n[pos] > 0:
+            informed[r] = True
+            total += stats_n[pos]
+            for j in range(arity):
+                p_avg[j] += stats_p[pos, j]
+    if total > 0:
+        for j in range(arity):
+            p_avg[j] /= total
+    for r in range(length):
+        i = labels[start + r]
+        if not informed[r]:
+            for j in range(arity):
+                scores[r, j] = 0.0
+            continue
+        pos = old_path_off[i] + depth
+        n_i = stats_n[pos]
+        q = n_i / total
+        weight = 2.0 / arity * q * (1.0 - q)
+        for j in range(arity):
+            p_ji = stats_p[pos, j] / n_i
+            diff = p_ji - p_avg[j]
+            g = weight * (1.0 if diff > 0 else (-1.0 if diff < 0 else 0.0))
+            if log_likelihood:
+                g *= p_ji
+            # a tiny tie-breaker: among equal gradients prefer larger p_{j|i} - p_j
+            scores[r, j] = g + 1e-12 * diff
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _before(scores, pref, ptr, a, b):
+    """Heap order: the higher score of each label's next candidate first,
+    the lower label index on ties (so the result equals a stable sort of
+    all (label, child) pairs)."""
+    sa = scores[a, pref[a, ptr[a]]]
+    sb = scores[b, pref[b, ptr[b]]]
+    return sa > sb or (sa == sb and a < b)
+
+
+@njit(cache=True, nogil=True)
+def _sift_down(heap, size, i, scores, pref, ptr):
+    while True:
+        c = 2 * i + 1
+        if c >= size:
+            return
+        if c + 1 < size and _before(scores, pref, ptr, heap[c + 1], heap[c]):
+            c += 1
+        if not _before(scores, pref, ptr, heap[c], heap[i]):
+            return
+        heap[i], heap[c] = heap[c], heap[i]
+        i = c
+
+
+@njit(cache=True, nogil=True)
+def _greedy_assign(scores, informed, length, arity, capacity, budget, counts, assign):
+    """Algorithm 2's greedy: take (label, child) pairs in descending score,
+    skipping assigned labels and children without room.  Instead of sorting
+    all pairs, each label's children are sorted once and a heap holds each
+    label's best remaining child (a child that lost its room never gets it
+    back, so skipping it for good is safe).  Returns the expansions used."""
+    pref = np.empty((length, arity), dtype=np.int64)
+    ptr = np.zeros(length, dtype=np.int64)
+    heap = np.empty(length, dtype=np.int64)
+    size = 0
+    for r in range(length):
+        if not informed[r]:
+            continue
+        for j in range(arity):  # insertion sort, stable, by descending score
+            k = j - 1
+            while k >= 0 and scores[r, pref[r, k]] < scores[r, j]:
+                pref[r, k + 1] = pref[r, k]
+                k -= 1
+            pref[r, k + 1] = j
+        heap[size] = r
+        size += 1
+    for i in range(size // 2 - 1, -1, -1):
+        _sift_down(heap, size, i, scores, pref, ptr)
+    used = 0
+    while size > 0:
+        r = heap[0]
+        j = pref[r, ptr[r]]
+        extra = _expansions(counts[j] + 1, arity) - _expansions(counts[j], arity)
+        if counts[j] + 1 <= capacity and used + extra <= budget:
+            assign[r] = j
+            counts[j] += 1
+            used += extra
+            size -= 1
+            heap[0] = heap[size]
+        else:
+            ptr[r] += 1  # j is full for good; some child always has room
+        _sift_down(heap, size, 0, scores, pref, ptr)
+    return used
+
+
+@njit(cache=True, nogil=True)
+def rebuild_tree(old_children, n_labels, old_path_off, old_path_node, old_path_slot,
+                 stats_p, stats_n, log_likelihood, max_depth, exact_depth):
+    """AssignLabels over the whole tree.
+
+    Returns ``(children, old_id)``: the new tree's children array in
+    breadth-first order (root = 0) and, for each new internal node, the old
+    internal node at the same place (-1 for a new node).
+
+    Without ``max_depth`` every subtree stays a full ``arity``-ary tree up
+    to padding (label counts realisable as ``1 mod (arity - 1)``, padding as
+    empty slots).  With ``max_depth = D`` each child of a node at depth ``d``
+    holds at most ``arity ** (D - d - 1)`` labels; with ``exact_depth``
+    every leaf is at depth ``D`` (a lone label sits under a chain of
+    one-child nodes, as the language model wants), without it a node with
+    at most ``arity`` labels makes them all leaves.
+    """
+    arity = old_children.shape[1]
+    labels = np.arange(n_labels, dtype=np.int64)
+    scratch = np.empty(n_labels, dtype=np.int64)
+    # queue of nodes to build: label segment, depth, old node
+    q_start = np.zeros(16, dtype=np.int64)
+    q_len = np.zeros(16, dtype=np.int64)
+    q_depth = np.zeros(16, dtype=np.int64)
+    q_old = np.zeros(16, dtype=np.int64)
+    children = np.full((16, arity), -1, dtype=np.int32)
+    q_len[0] = n_labels
+    q_old[0] = 0
+    n_nodes = 1
+    head = 0
+    scores = np.empty((n_labels, arity))
+    informed = np.empty(n_labels, dtype=np.bool_)
+    old_slot = np.empty(n_labels, dtype=np.int64)
+    assign = np.empty(n_labels, dtype=np.int64)
+    counts = np.zeros(arity, dtype=np.int64)
+    while head < n_nodes:
+        start, length, depth, old = q_start[head], q_len[head], q_depth[head], q_old[head]
+        _node_scores(labels, start, length, depth, old, old_path_off, old_path_node,
+                     stats_p, stats_n, arity, log_likelihood, scores, informed,
+                     old_slot, old_path_slot)
+        counts[:] = 0
+        if max_depth > 0:
+            capacity = arity ** (max_depth - depth - 1)
+            if not exact_depth and length <= arity:
+                capacity = 1
+            budget = length * arity  # no fullness constraint: capacity rules
+        else:
+            capacity = length
+            padded = length if length > arity else arity
+            while (padded - 1) % (arity - 1) != 0:
+                padded += 1
+            budget = (padded - arity) // (arity - 1)  # expansions available
+        used = 0
+        for r in range(length):
+            assign[r] = -1
+        # greedy over (label, child) pairs of informed labels, best first
+        n_informed = 0
+        if length == 1:  # a chain link: nothing to choose
+            informed[0] = False
+        for r in range(length):
+            if informed[r]:
+                n_informed += 1
+        if n_informed > 0:
+            used = _greedy_assign(scores, informed, length, arity, capacity, budget,
+                                  counts, assign)
+        # labels without statistics: their old slot if it has room, else the
+        # child with the fewest labels that has room
+        for r in range(length):
+            if assign[r] >= 0:
+                continue
+            best = -1
+            j = old_slot[r]
+            if j >= 0:
+                extra = _expansions(counts[j] + 1, arity) - _expansions(counts[j], arity)
+                if counts[j] + 1 <= capacity and used + extra <= budget:
+                    best = j
+            if best < 0:
+                for j in range(arity):
+                    extra = _expansions(counts[j] + 1, arity) - _expansions(counts[j], arity)
+                    if counts[j] + 1 <= capacity and used + extra <= budget:
+                        if best < 0 or counts[j] < counts[best]:
+                            best = j
+            if best < 0:
+                raise ValueError("AssignLabels: no child has room (tree too small)")
+            assign[r] = best
+            counts[best] += 1
+            used += _expansions(counts[best], arity) - _expansions(counts[best] - 1, arity)
+        # regroup the segment by child (counting sort) and create children
+        offsets = np.zeros(arity + 1, dtype=np.int64)
+        for j in range(arity):
+            offsets[j + 1] = offsets[j] + counts[j]
+        fill = offsets[:arity].copy()
+        for r in range(length):
+            scratch[fill[assign[r]]] = labels[start + r]
+            fill[assign[r]] += 1
+        labels[start:start + length] = scratch[:length]
+        if n_nodes + arity > len(q_start):
+            size = 2 * (n_nodes + arity)
+            q_start = _grow1(q_start, size)
+            q_len = _grow1(q_len, size)
+            q_depth = _grow1(q_depth, size)
+            q_old = _grow1(q_old, size)
+            grown = np.full((size, arity), -1, dtype=np.int32)
+            grown[:len(children)] = children
+            children = grown
+        for j in range(arity):
+            c = counts[j]
+            if c == 0:
+                continue
+            leaf_here = c == 1 and (not exact_depth or depth + 1 == max_depth)
+            if leaf_here:
+                children[head, j] = labels[start + offsets[j]]
+                continue
+            old_child = -1
+            if old >= 0 and old_children[old, j] >= n_labels:
+                old_child = old_children[old, j] - n_labels
+            q_start[n_nodes] = start + offsets[j]
+            q_len[n_nodes] = c
+            q_depth[n_nodes] = depth + 1
+            q_old[n_nodes] = old_child
+            children[head, j] = n_labels + n_nodes
+            n_nodes += 1
+        head += 1
+    return children[:n_nodes].copy(), q_old[:n_nodes].copy()
+
+
+@njit(cache=True, nogil=True)
+def _grow1(arr, size):
+    out = np.zeros(size, dtype=arr.dtype)
+    out[:len(arr)] = arr
+    return out
+
+
+@njit(cache=True, nogil=True)
+def carry_statistics(old_path_off, old_path_node, old_path_slot, new_path_off,
+                     new_path_node, new_path_slot, old_id, stats_p, stats_n,
+                     new_p, new_n):
+    """Copy each label's statistics along the part of its path that did not
+    change (same old node and same slot); the rest starts from zero.
+    Returns the number of labels whose path changed."""
+    moved = 0
+    for i in range(len(old_path_off) - 1):
+        old_len = old_path_off[i + 1] - old_path_off[i]
+        new_len = new_path_off[i + 1] - new_path_off[i]
+        same = True  # the path down to depth d is unchanged
+        for d in range(min(old_len, new_len)):
+            po = old_path_off[i] + d
+            pn = new_path_off[i] + d
+            if not (same and old_id[new_path_node[pn]] == old_path_node[po]):
+                same = False
+                break
+            # the node is the same one: its statistics for label i stay valid
+            new_p[pn] = stats_p[po]
+            new_n[pn] = stats_n[po]
+            same = new_path_slot[pn] == old_path_slot[po]
+        if not same or new_len != old_len:
+            moved += 1
+    return moved
