@@ -100,9 +100,13 @@ def training_options(defaults):
             kind = type(default)
             extra = {"is_flag": True} if kind is bool else {"type": kind}
             if name in ("input", "output"):
+                # no default at all: recent click versions take an explicit
+                # default=None as a value and then do not require the flag
                 extra["required"] = True
                 extra["type"] = str
-            f = click.option(f"-{name}", f"--{name}", name, default=None,
+            else:
+                extra["default"] = None
+            f = click.option(f"-{name}", f"--{name}", name,
                              help=HELP[name] + ("" if name in ("input", "output")
                                                 else f" [{default}]"),
                              **extra)(f)
@@ -142,6 +146,8 @@ def output_row_names(model):
 
 
 def check_output_writable(output):
+    if not output:
+        raise TreexcError("-output: the file name must not be empty")
     folder = os.path.dirname(os.path.abspath(output)) or "."
     if not os.path.isdir(folder):
         why = "is not a folder" if os.path.exists(folder) else "does not exist"
@@ -296,6 +302,70 @@ def _stdin_lines():
         except TreexcError as e:
             raise TreexcError(_shift_line(str(e), number - 1)) from None
         yield line
+
+
+@main.command("dump-tree")
+@click.argument("model_path", metavar="MODEL")
+@click.option("-input", "--input", "data_path", default=None,
+              help="labelled data to measure each node's J_n, purity and balance on")
+@click.option("-format", "--format", "fmt", type=click.Choice(["text", "json", "dot"]),
+              default="text", show_default=True)
+@click.option("-top", "--top", type=click.IntRange(min=0), default=5, show_default=True,
+              help="most frequent labels shown per node")
+def dump_tree(model_path, data_path, fmt, top):
+    """Print the output tree: each node's depth, children, labels below it,
+    and with -input its objective J_n, purity alpha_n and balance beta_n.
+
+    \b
+    treexc dump-tree model.bin -input valid.txt
+    treexc dump-tree model.bin -format dot | dot -Tsvg > tree.svg
+    """
+    from . import dumptree
+
+    report = dumptree.tree_report(_load_tree_model(model_path), data_path, top)
+    if fmt == "json":
+        sys.stdout.write(dumptree.format_json(report))
+    elif fmt == "dot":
+        sys.stdout.write(dumptree.format_dot(report))
+    elif sys.stdout.isatty():
+        _print_rich_tree(report)
+    else:
+        sys.stdout.write(dumptree.format_text(report))
+
+
+def _load_tree_model(path):
+    from . import modelfile
+
+    kind = modelfile.load(path)[0].get("kind")
+    if kind == "lm":
+        from .lm_model import load_lm_model
+        return load_lm_model(path)
+    return _load(path)
+
+
+def _print_rich_tree(report):
+    from rich.console import Console
+    from rich.tree import Tree as RichTree
+
+    from .dumptree import node_line, summary_lines
+
+    nodes = report["nodes"]
+
+    def add(branch, node_id, depth_left):
+        node = nodes[node_id]
+        sub = branch.add(node_line(node))
+        if depth_left == 0:
+            return
+        for c in node["children"]:
+            if c and "node" in c:
+                add(sub, c["node"], depth_left - 1)
+
+    console = Console()
+    root = RichTree("\n".join(summary_lines(report)))
+    add(root, 0, 3)
+    console.print(root)
+    if len(nodes) > 1 and any(n["depth"] > 3 for n in nodes):
+        console.print("(deeper nodes omitted; use -format text or json for all)")
 
 
 @main.command()

@@ -278,6 +278,12 @@ class LMSession:
         m.W = remap_rows(m.W, old_id, old.arity)
         self.acc["W"] = remap_rows(self.acc["W"], old_id, old.arity)
         m.tree = new
+        import os
+        if os.environ.get("LMDEBUG"):
+            moved = int((np.asarray(old.path_node) != np.asarray(new.path_node)).sum()
+                        + (np.asarray(old.path_slot) != np.asarray(new.path_slot)).sum())
+            informed = int((sum_n > 0).sum())
+            print(f"rebuild {self.rebuilds}: changed path entries {moved}, informed {informed}")
         self._reset_stats()
         dt = time.perf_counter() - t0
         self.rebuild_seconds += dt

@@ -147,6 +147,27 @@ class Model:
         return np.stack([self.get_word_vector(w) for w in self.get_words()]) if n else \
             np.zeros((0, self.args.dim), np.float32)
 
+    # -- tree (for dump-tree) -------------------------------------------------
+    def tree_label_names(self):
+        return self.get_labels()
+
+    def tree_label_counts(self):
+        return self.dictionary.label_counts
+
+    def tree_statistics(self, path):
+        """Statistics by path position measured on a labelled file: every
+        label of a line counts (``treelearn_kernels.collect_statistics``)."""
+        from .treelearn_kernels import collect_statistics
+
+        corpus = self.encode_text(read_text(path))
+        t = self.tree
+        stats_p = np.zeros((len(t.path_node), t.arity))
+        stats_n = np.zeros(len(t.path_node))
+        collect_statistics(corpus.feat_off, corpus.feats, corpus.label_off, corpus.labels,
+                           self.w_in, self.w_out, t.children, t.path_off, t.path_node,
+                           stats_p, stats_n)
+        return stats_p, stats_n
+
     # -- files ---------------------------------------------------------------
     def save_model(self, path):
         d = self.dictionary

@@ -41,7 +41,9 @@ class SilentReporter:
         pass
 
 
-def train_supervised(args, reporter=None):
+def train_supervised(args, reporter=None, initial_tree=None):
+    """Train a classifier.  ``initial_tree`` replaces the loss's usual
+    starting tree (same label count), e.g. to compare tree shapes."""
     reporter = reporter or SilentReporter()
     name = display_name(args.input)
     data = read_text(args.input)
@@ -62,7 +64,7 @@ def train_supervised(args, reporter=None):
             w_in[dictionary.word_id(word)] = row
     if args.loss == "tree" and args.maxDepth == -1:
         args.maxDepth = auto_depth(dictionary.nlabels, args.arity)
-    tree = make_initial_tree(args, dictionary.label_counts)
+    tree = initial_tree or make_initial_tree(args, dictionary.label_counts)
     rows = tree.n_internal * tree.arity if tree is not None else dictionary.nlabels
     w_out = np.zeros((rows, args.dim), dtype=np.float32)
     model = Model(args, dictionary, tree, w_in, w_out)

@@ -16,6 +16,8 @@ that moved has no information there yet.
 import numpy as np
 from numba import njit
 
+from .vector_kernels import node_probabilities
+
 
 @njit(cache=True, nogil=True)
 def _expansions(count, arity):
@@ -300,3 +302,33 @@ def carry_statistics(old_path_off, old_path_node, old_path_slot, new_path_off,
         if not same or new_len != old_len:
             moved += 1
     return moved
+
+
+@njit(cache=True, nogil=True, fastmath=True)
+def collect_statistics(feat_off, feats, label_off, labels, w_in, w_out, children,
+                       path_off, path_node, stats_p, stats_n):
+    """The training statistics measured on a data set without training:
+    every label of every line (with features) adds its nodes' child
+    distributions at its path positions."""
+    dim = w_in.shape[1]
+    hidden = np.zeros(dim, dtype=np.float32)
+    probs = np.zeros(max(children.shape[1], 2))
+    for line in range(len(feat_off) - 1):
+        f0, f1 = feat_off[line], feat_off[line + 1]
+        if f1 == f0:
+            continue
+        hidden[:] = 0.0
+        for k in range(f0, f1):
+            row = w_in[feats[k]]
+            for i in range(dim):
+                hidden[i] += row[i]
+        inv = np.float32(1.0 / (f1 - f0))
+        for i in range(dim):
+            hidden[i] *= inv
+        for k in range(label_off[line], label_off[line + 1]):
+            target = labels[k]
+            for p in range(path_off[target], path_off[target + 1]):
+                node_probabilities(w_out, children, path_node[p], hidden, probs)
+                for j in range(children.shape[1]):
+                    stats_p[p, j] += probs[j]
+                stats_n[p] += 1.0

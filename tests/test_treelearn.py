@@ -1,0 +1,167 @@
+"""Learned trees: node measures, AssignLabels well-formedness, and that
+learning the structure beats a random structure on data with a hidden
+label hierarchy."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from treexc.args import make_args
+from treexc.trainer import train_supervised
+from treexc.tree import Tree, huffman_tree
+from treexc.treelearn import TreeLearner, assign_labels, spread_tree
+from treexc.treestats import measure_nodes, node_measures
+
+
+# -- J_n, alpha_n, beta_n ------------------------------------------------------
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(2, 65), st.integers(1, 40), st.integers(0, 2**32 - 1))
+def test_objective_stays_in_its_range(arity, n_labels, seed):
+    rng = np.random.default_rng(seed)
+    q = rng.dirichlet(np.ones(n_labels))
+    p_cond = rng.dirichlet(np.full(arity, rng.choice([0.05, 1.0, 20.0])), size=n_labels)
+    objective, purity, balance = node_measures(q, p_cond)
+    upper = 4.0 / arity * (1.0 - 1.0 / arity)
+    assert -1e-12 <= objective <= upper + 1e-12
+    assert 0.0 <= purity <= 0.5 + 1e-12
+    assert 0.0 <= balance <= 1.0 / arity + 1e-12
+
+
+@pytest.mark.parametrize("arity", [2, 3, 5, 20, 65])
+def test_objective_maximal_for_balanced_pure_split(arity):
+    q = np.full(arity, 1.0 / arity)
+    objective, purity, balance = node_measures(q, np.eye(arity))
+    assert objective == pytest.approx(4.0 / arity * (1.0 - 1.0 / arity), abs=1e-12)
+    assert purity == pytest.approx(0.0)
+    assert balance == pytest.approx(1.0 / arity)
+
+
+def test_objective_below_maximum_when_unbalanced_or_impure():
+    arity = 4
+    top = 4.0 / arity * (1.0 - 1.0 / arity)
+    unbalanced = node_measures([0.7, 0.1, 0.1, 0.1], np.eye(arity))[0]
+    impure = node_measures(np.full(arity, 0.25), 0.7 * np.eye(arity) + 0.075)[0]
+    assert unbalanced < top - 1e-6
+    assert impure < top - 1e-6
+    assert node_measures([0.5, 0.5], np.full((2, arity), 0.25))[0] == pytest.approx(0.0)
+
+
+# -- AssignLabels -------------------------------------------------------------
+
+def _check_well_formed(tree, n_labels, arity, max_depth, exact):
+    assert tree.n_labels == n_labels and tree.arity == arity
+    # the Tree constructor already refused duplicates, missing labels, cycles
+    depths = tree.depths()
+    present = (tree.children >= 0).sum(axis=1)
+    if max_depth:
+        assert depths.max() <= max_depth
+        if exact:
+            assert (depths == max_depth).all()
+    if not exact and n_labels > 1:
+        assert (present >= 2).all(), "a node with a single child outside chains"
+    if not max_depth:
+        # a full M-ary tree up to padding: leaves + empty slots = 1 mod (M-1)
+        slots = tree.n_internal * arity - (tree.n_internal - 1)
+        assert slots >= n_labels
+        assert (slots - 1) % (arity - 1) == 0
+        assert slots - n_labels < arity - 1 or n_labels <= arity
+
+
+@settings(max_examples=120, deadline=None)
+@given(arity=st.integers(2, 65), n_labels=st.integers(1, 5000),
+       depth_mode=st.sampled_from(["none", "limit", "exact"]),
+       seed=st.integers(0, 2**32 - 1), gradient=st.sampled_from(["ll", "plain"]))
+def test_assign_labels_always_well_formed(arity, n_labels, depth_mode, seed, gradient):
+    rng = np.random.default_rng(seed)
+    max_depth = 0
+    if depth_mode != "none":
+        max_depth = 1
+        while arity ** max_depth < n_labels:
+            max_depth += 1
+        max_depth += int(rng.integers(0, 2))
+    exact = depth_mode == "exact"
+    counts = rng.integers(0, 1000, n_labels)
+    start = spread_tree(n_labels, arity, max_depth) if max_depth else \
+        huffman_tree(counts, arity)
+    positions = len(start.path_node)
+    stats_n = rng.integers(0, 4, positions).astype(float)
+    stats_p = rng.dirichlet(np.ones(arity), size=positions) * stats_n[:, None]
+    new, old_id = assign_labels(start, stats_p, stats_n, gradient, max_depth, exact)
+    _check_well_formed(new, n_labels, arity, max_depth, exact)
+    assert old_id[0] == 0 and old_id.max() < start.n_internal
+    kept = old_id[old_id >= 0]
+    assert len(np.unique(kept)) == len(kept), "an old node inherited twice"
+
+
+def test_assign_labels_follows_the_statistics():
+    """Labels that a node sends to child j with high probability end there."""
+    arity, n_labels = 4, 16
+    start = spread_tree(n_labels, arity, 2)
+    preferred = np.arange(n_labels) % arity
+    stats_p = np.full((len(start.path_node), arity), 0.02)
+    stats_n = np.ones(len(start.path_node))
+    for label in range(n_labels):
+        root_pos = start.path_off[label]  # depth 0 entry of each label's path
+        stats_p[root_pos] = 0.02
+        stats_p[root_pos, preferred[label]] = 0.94
+    new, _ = assign_labels(start, stats_p, stats_n, "ll", 2, False)
+    root_slot = new.path_slot[new.path_off[:-1]]
+    assert (root_slot == preferred).all()
+
+
+def test_rebuild_keeps_weights_of_nodes_that_stay():
+    tree = spread_tree(30, 3, 4)
+    learner = TreeLearner(tree, n_threads=2, max_depth=4)
+    w_out = np.random.default_rng(0).random((tree.n_internal * 3, 5)).astype(np.float32)
+    new_w = learner.rebuild(w_out)  # no statistics: nothing moves
+    assert learner.tree.n_internal == tree.n_internal
+    assert np.array_equal(learner.tree.children, tree.children)
+    assert np.array_equal(new_w, w_out)
+
+
+# -- learning the structure helps ---------------------------------------------
+
+def _hierarchical_data(path, rng, lines, n_groups=8, per_group=8):
+    """Labels in hidden groups: two words of the label's group, one of the
+    label's own words (70% of lines) and three noise words."""
+    group_words = [[f"g{g}w{i}" for i in range(6)] for g in range(n_groups)]
+    label_words = [[f"l{k}w{i}" for i in range(3)] for k in range(n_groups * per_group)]
+    noise = [f"n{i}" for i in range(50)]
+    out = []
+    for _ in range(lines):
+        k = int(rng.integers(n_groups * per_group))
+        words = list(rng.choice(group_words[k // per_group], 2)) + list(rng.choice(noise, 3))
+        if rng.random() < 0.7:
+            words.append(str(rng.choice(label_words[k])))
+        rng.shuffle(words)
+        out.append(f"__label__{k} " + " ".join(words))
+    path.write_text("\n".join(out) + "\n")
+
+
+def test_learned_tree_beats_random_tree_of_same_shape(tmp_path):
+    rng = np.random.default_rng(7)
+    train, test = tmp_path / "train.txt", tmp_path / "test.txt"
+    _hierarchical_data(train, rng, lines=4000)
+    _hierarchical_data(test, rng, lines=1500)
+    # a small dim makes the tree's structure matter
+    flags = dict(input=str(train), loss="tree", arity=8, dim=3, lr=0.5, epoch=10,
+                 thread=1, seed=3, verbose=0)
+    learned = train_supervised(make_args(**flags))
+    # same shape, labels shuffled among the leaves, structure not learned
+    perm = rng.permutation(learned.tree.n_labels)
+    children = learned.tree.children.copy()
+    leaves = (children >= 0) & (children < learned.tree.n_labels)
+    children[leaves] = perm[children[leaves]]
+    shuffled = Tree(children, learned.tree.n_labels)
+    fixed = train_supervised(make_args(**dict(flags, treeUpdates=0)), initial_tree=shuffled)
+    p_learned = learned.test(str(test))[1]
+    p_random = fixed.test(str(test))[1]
+    assert p_learned > p_random + 0.05, (p_learned, p_random)
+    # and the learned tree put labels of one hidden group under one node
+    report = measure_nodes(learned.tree)
+    names = learned.get_labels()
+    groups = [{int(names[i].split("__")[-1]) // 8 for i in r.labels}
+              for r in report if r.depth == 1]
+    assert np.mean([len(g) for g in groups]) < 1.5, groups
