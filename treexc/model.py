@@ -176,7 +176,11 @@ class Model:
             "counts": d.counts, "children": self.children,
             "w_in": np.asarray(self.w_in), "w_out": np.asarray(self.w_out),
         }
-        header = {"kind": MODEL_KIND, "args": to_dict(self.args), "nwords": d.nwords,
+        # paths and verbosity say nothing about the model (and would make two
+        # identical trainings differ)
+        saved_args = {k: v for k, v in to_dict(self.args).items()
+                      if k not in ("input", "output", "verbose", "pretrainedVectors")}
+        header = {"kind": MODEL_KIND, "args": saved_args, "nwords": d.nwords,
                   "has_tree": self.tree is not None}
         modelfile.save(path, header, arrays)
 
