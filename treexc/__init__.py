@@ -26,11 +26,11 @@ def train_supervised(input, **flags):
     flags.setdefault("verbose", 0)
     args = make_args(input=input, **flags)
     reporter = None
-    if args.verbose >= 2:
+    if args.verbose >= 1:
         import sys
 
-        from .progress import LineReporter
-        reporter = LineReporter(sys.stderr)
+        from .progress import LineReporter, SummaryReporter
+        reporter = LineReporter(sys.stderr) if args.verbose >= 2 else SummaryReporter(sys.stderr)
     return train(args, reporter)
 
 

@@ -157,13 +157,15 @@ def check_output_writable(output):
 
 
 def make_reporter(verbose):
-    if verbose < 2:
+    from . import progress
+
+    if verbose < 1:
         return None
+    if verbose == 1:
+        return progress.SummaryReporter(sys.stderr)
     if sys.stderr.isatty():
-        from .progress import RichReporter
-        return RichReporter()
-    from .progress import LineReporter
-    return LineReporter(sys.stderr)
+        return progress.RichReporter()
+    return progress.LineReporter(sys.stderr)
 
 
 def _k_threshold(k, threshold):

@@ -284,6 +284,17 @@ class LMSession:
                         + (np.asarray(old.path_slot) != np.asarray(new.path_slot)).sum())
             informed = int((sum_n > 0).sum())
             print(f"rebuild {self.rebuilds}: changed path entries {moved}, informed {informed}")
+        if os.environ.get("LMCARRY"):
+            from .treelearn_kernels import carry_statistics
+            new_p = np.zeros((len(new.path_node), new.arity))
+            new_n = np.zeros(len(new.path_node))
+            decay = float(os.environ.get("LMCARRY"))
+            carry_statistics(old.path_off, old.path_node, old.path_slot, new.path_off,
+                             new.path_node, new.path_slot, old_id, sum_p * decay, sum_n * decay, new_p, new_n)
+            self._reset_stats()
+            self.stats_p[0] = new_p
+            self.stats_n[0] = new_n
+            return
         self._reset_stats()
         dt = time.perf_counter() - t0
         self.rebuild_seconds += dt

@@ -17,11 +17,27 @@ def progress_line(p):
             f"ETA: {format_eta(p.eta_seconds)}")
 
 
-class LineReporter:
+class SummaryReporter:
+    """``-verbose 1``: what was read, no progress."""
+
+    def __init__(self, stream):
+        self.stream = stream
+
+    def info(self, message):
+        print(message, file=self.stream, flush=True)
+
+    def update(self, p):
+        pass
+
+    def finish(self, p):
+        pass
+
+
+class LineReporter(SummaryReporter):
     """A line every ``every`` seconds and one at the end."""
 
     def __init__(self, stream, every=5.0):
-        self.stream = stream
+        super().__init__(stream)
         self.every = every
         self.last = time.monotonic()
 
@@ -37,8 +53,10 @@ class LineReporter:
 
 class RichReporter:
     def __init__(self):
+        from rich.console import Console
         from rich.progress import BarColumn, Progress, TextColumn
 
+        self.console = Console(stderr=True)
         self.bar = Progress(
             TextColumn("[bold]training"), BarColumn(),
             TextColumn("{task.percentage:5.1f}%"),
@@ -46,8 +64,11 @@ class RichReporter:
             TextColumn("lr {task.fields[lr]:.6f}"),
             TextColumn("loss {task.fields[loss]:.6f}"),
             TextColumn("ETA {task.fields[eta]}"),
-            transient=False)
+            console=self.console, transient=False)
         self.task = None
+
+    def info(self, message):
+        self.console.print(message, highlight=False)
 
     def update(self, p):
         if self.task is None:

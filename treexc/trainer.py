@@ -34,6 +34,9 @@ class Progress:
 
 
 class SilentReporter:
+    def info(self, message):
+        pass
+
     def update(self, progress):
         pass
 
@@ -54,6 +57,9 @@ def train_supervised(args, reporter=None, initial_tree=None):
         dictionary.add_words(pretrained[0])
     corpus = dictionary.encode(data)
     del data
+    reporter.info(f"Read {int(corpus.ntokens.sum()) // 1000000}M words")
+    reporter.info(f"Number of words:  {dictionary.nwords}")
+    reporter.info(f"Number of labels: {dictionary.nlabels}")
     if corpus.bare_count:
         raise TreexcError(f"{name}: line {corpus.bare_first + 1}: labels but no words "
                           f"({corpus.bare_count} such line(s); remove them or add text)")
