@@ -98,7 +98,7 @@ def huffman_tree(counts, arity):
     """
     counts = np.asarray(counts, dtype=np.float64)
     n_labels = len(counts)
-    if n_labels <= arity:
+    if n_labels <= 1:  # nothing to merge: one node holding the label (if any)
         children = np.full((1, arity), -1, dtype=np.int32)
         children[0, :n_labels] = np.arange(n_labels)
         return Tree(children, n_labels)
