@@ -6,6 +6,7 @@ and so do double-dash ones (``--input``).  User errors print one line,
 """
 
 import dataclasses
+import difflib
 import math
 import os
 import sys
@@ -65,6 +66,32 @@ class Main(click.Group):
             sys.exit(130)
 
 
+class FastTextCommand(click.Command):
+    """A command with fastText's single-dash long flags: an unknown one is
+    named whole (click alone would complain about its first letter)."""
+
+    def parse_args(self, ctx, args):
+        known = {name for param in self.params for name in getattr(param, "opts", [])}
+        for arg in args:
+            if arg == "--":
+                break
+            name = arg.split("=", 1)[0]
+            if (name.startswith("-") and len(name) > 2 and name not in known
+                    and not _is_number(name)):
+                close = difflib.get_close_matches(name, sorted(known), n=1)
+                hint = f" (did you mean {close[0]}?)" if close else ""
+                raise click.UsageError(f"unknown option {name}{hint}", ctx)
+        return super().parse_args(ctx, args)
+
+
+def _is_number(text):
+    try:
+        float(text)
+        return True
+    except ValueError:
+        return False
+
+
 def fail(message):
     click.echo(f"treexc: {message}", err=True)
     sys.exit(1)
@@ -115,7 +142,7 @@ def training_options(defaults):
     return decorate
 
 
-@main.command(context_settings={"show_default": False})
+@main.command(cls=FastTextCommand, context_settings={"show_default": False})
 @training_options(SUPERVISED_DEFAULTS)
 def supervised(**flags):
     """Train a supervised classifier.
