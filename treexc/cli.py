@@ -71,7 +71,7 @@ class FastTextCommand(click.Command):
     named whole (click alone would complain about its first letter)."""
 
     def parse_args(self, ctx, args):
-        known = {name for param in self.params for name in getattr(param, "opts", [])}
+        known = {name for param in self.get_params(ctx) for name in getattr(param, "opts", [])}
         for arg in args:
             if arg == "--":
                 break
