@@ -1,0 +1,60 @@
+"""Run fastText 0.9.2 (the ``fasttext-wheel`` package) in a process of its own.
+
+``bench_classify.py`` starts this script as a subprocess so that fastText's
+peak memory can be measured apart from treexc's.  It prints one JSON object
+on stdout.
+
+    fasttext_run.py train TRAIN FLAGS_JSON [--test FILE] [--save PATH]
+        train_s: time of fasttext.train_supervised; save_s: of save_model;
+        test_s, n, p1: of model.test(FILE)
+    fasttext_run.py test MODEL FILE
+        load_s: time of fasttext.load_model; test_s, n, p1: of model.test(FILE)
+
+model.test() is used for prediction timing because fasttext-wheel's
+predict() does not work with numpy 2.
+"""
+
+import argparse
+import json
+import time
+
+import fasttext
+
+
+def timed(f, *args, **kwargs):
+    start = time.perf_counter()
+    result = f(*args, **kwargs)
+    return result, time.perf_counter() - start
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    sub = parser.add_subparsers(dest="mode", required=True)
+    train = sub.add_parser("train")
+    train.add_argument("train")
+    train.add_argument("flags", help="train_supervised keyword arguments, as JSON")
+    train.add_argument("--test")
+    train.add_argument("--save")
+    test = sub.add_parser("test")
+    test.add_argument("model")
+    test.add_argument("file")
+    a = parser.parse_args()
+
+    out = {}
+    if a.mode == "train":
+        flags = json.loads(a.flags)
+        model, out["train_s"] = timed(fasttext.train_supervised, input=a.train, **flags)
+        if a.save:
+            _, out["save_s"] = timed(model.save_model, a.save)
+        test_file = a.test
+    else:
+        model, out["load_s"] = timed(fasttext.load_model, a.model)
+        test_file = a.file
+    if test_file:
+        (n, p1, _), out["test_s"] = timed(model.test, test_file)
+        out["n"], out["p1"] = n, p1
+    print(json.dumps(out))
+
+
+if __name__ == "__main__":
+    main()
