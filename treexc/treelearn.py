@@ -36,9 +36,8 @@ def assign_labels(tree, stats_p, stats_n, gradient="ll", max_depth=0, exact_dept
     check_capacity(tree.n_labels, tree.arity, max_depth)
     children, old_id = kern.rebuild_tree(
         tree.children, tree.n_labels, tree.path_off, tree.path_node, tree.path_slot,
-        np.ascontiguousarray(stats_p, dtype=np.float64),
-        np.ascontiguousarray(stats_n, dtype=np.float64), gradient == "ll", max_depth,
-        exact_depth and max_depth > 0)
+        np.ascontiguousarray(stats_p), np.ascontiguousarray(stats_n), gradient == "ll",
+        max_depth, exact_depth and max_depth > 0)
     return Tree(children, tree.n_labels), old_id
 
 
@@ -72,32 +71,31 @@ class TreeLearner:
         self._allocate()
 
     def _allocate(self):
+        # float32 halves the memory; sums of probabilities lose nothing that
+        # matters for a ranking of (label, child) scores
         n_pos = len(self.tree.path_node)
-        self.stats_p = np.zeros((self.n_threads, n_pos, self.tree.arity))
-        self.stats_n = np.zeros((self.n_threads, n_pos))
+        self.stats_p = np.zeros((self.n_threads, n_pos, self.tree.arity), dtype=np.float32)
+        self.stats_n = np.zeros((self.n_threads, n_pos), dtype=np.float32)
 
     def rebuild(self, w_out):
         """AssignLabels; returns the new output matrix (rows follow nodes)."""
         old = self.tree
-        sum_p = self.stats_p.sum(axis=0)
-        sum_n = self.stats_n.sum(axis=0)
+        sum_p, sum_n = self.stats_p[0], self.stats_n[0]
+        for t in range(1, self.n_threads):
+            sum_p += self.stats_p[t]
+            sum_n += self.stats_n[t]
         new, old_id = assign_labels(old, sum_p, sum_n, self.gradient, self.max_depth,
                                     self.exact_depth)
-        arity = old.arity
-        new_w = np.zeros((new.n_internal * arity, w_out.shape[1]), dtype=w_out.dtype)
+        arity, dim = old.arity, w_out.shape[1]
+        new_w = np.zeros((new.n_internal * arity, dim), dtype=w_out.dtype)
         kept = np.flatnonzero(old_id >= 0)
-        if len(kept):
-            src = (old_id[kept][:, None] * arity + np.arange(arity)).ravel()
-            dst = (kept[:, None] * arity + np.arange(arity)).ravel()
-            new_w[dst] = w_out[src]
-        new_p = np.zeros((len(new.path_node), arity))
-        new_n = np.zeros(len(new.path_node))
-        self.last_moved = kern.carry_statistics(
-            old.path_off, old.path_node, old.path_slot, new.path_off, new.path_node,
-            new.path_slot, old_id, sum_p, sum_n, new_p, new_n)
+        new_w.reshape(-1, arity, dim)[kept] = np.asarray(w_out).reshape(-1, arity, dim)[
+            old_id[kept]]
         self.tree = new
         self._allocate()
-        self.stats_p[0] = new_p  # the sum lives in thread 0's slot
-        self.stats_n[0] = new_n
+        # the carried sums live in thread 0's slot
+        self.last_moved = kern.carry_statistics(
+            old.path_off, old.path_node, old.path_slot, new.path_off, new.path_node,
+            new.path_slot, old_id, sum_p, sum_n, self.stats_p[0], self.stats_n[0])
         self.rebuilds += 1
         return new_w

@@ -80,24 +80,22 @@ def _node_scores(labels, start, length, depth, old_node, old_path_off, old_path_
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _before(scores, pref, ptr, a, b):
+def _before(key, a, b):
     """Heap order: the higher score of each label's next candidate first,
     the lower label index on ties (so the result equals a stable sort of
     all (label, child) pairs)."""
-    sa = scores[a, pref[a, ptr[a]]]
-    sb = scores[b, pref[b, ptr[b]]]
-    return sa > sb or (sa == sb and a < b)
+    return key[a] > key[b] or (key[a] == key[b] and a < b)
 
 
 @njit(cache=True, nogil=True)
-def _sift_down(heap, size, i, scores, pref, ptr):
+def _sift_down(heap, size, i, key):
     while True:
         c = 2 * i + 1
         if c >= size:
             return
-        if c + 1 < size and _before(scores, pref, ptr, heap[c + 1], heap[c]):
+        if c + 1 < size and _before(key, heap[c + 1], heap[c]):
             c += 1
-        if not _before(scores, pref, ptr, heap[c], heap[i]):
+        if not _before(key, heap[c], heap[i]):
             return
         heap[i], heap[c] = heap[c], heap[i]
         i = c
@@ -112,6 +110,7 @@ def _greedy_assign(scores, informed, length, arity, capacity, budget, counts, as
     back, so skipping it for good is safe).  Returns the expansions used."""
     pref = np.empty((length, arity), dtype=np.int64)
     ptr = np.zeros(length, dtype=np.int64)
+    key = np.empty(length)  # score of each label's current candidate
     heap = np.empty(length, dtype=np.int64)
     size = 0
     for r in range(length):
@@ -123,10 +122,11 @@ def _greedy_assign(scores, informed, length, arity, capacity, budget, counts, as
                 pref[r, k + 1] = pref[r, k]
                 k -= 1
             pref[r, k + 1] = j
+        key[r] = scores[r, pref[r, 0]]
         heap[size] = r
         size += 1
     for i in range(size // 2 - 1, -1, -1):
-        _sift_down(heap, size, i, scores, pref, ptr)
+        _sift_down(heap, size, i, key)
     used = 0
     while size > 0:
         r = heap[0]
@@ -140,7 +140,8 @@ def _greedy_assign(scores, informed, length, arity, capacity, budget, counts, as
             heap[0] = heap[size]
         else:
             ptr[r] += 1  # j is full for good; some child always has room
-        _sift_down(heap, size, 0, scores, pref, ptr)
+            key[r] = scores[r, pref[r, ptr[r]]]
+        _sift_down(heap, size, 0, key)
     return used
 
 
