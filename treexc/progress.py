@@ -43,7 +43,7 @@ class LineReporter(SummaryReporter):
 
     def update(self, p):
         now = time.monotonic()
-        if now - self.last >= self.every:
+        if p.fraction > 0 and now - self.last >= self.every:
             self.last = now
             print(progress_line(p), file=self.stream, flush=True)
 
