@@ -24,7 +24,7 @@ import tempfile
 
 import numpy as np
 
-from .errors import TreexcError
+from .errors import TreexcError, os_error_message
 
 MAGIC = b"TREEXC\x00M"
 END_MAGIC = b"TREEXEND"
@@ -131,12 +131,8 @@ def load(path):
             f.seek(end)
             if f.read(len(END_MAGIC)) != END_MAGIC:
                 raise TreexcError(f"{path}: corrupt model file (no end marker)")
-    except FileNotFoundError:
-        raise TreexcError(f"{path}: no such model file") from None
-    except IsADirectoryError:
-        raise TreexcError(f"{path}: is a directory, not a model file") from None
-    except PermissionError:
-        raise TreexcError(f"{path}: permission denied") from None
+    except OSError as e:
+        raise TreexcError(os_error_message(path, e, "model file")) from None
     except (KeyError, TypeError, ValueError, OverflowError):
         raise TreexcError(f"{path}: corrupt model header") from None
     header.pop("arrays")

@@ -12,7 +12,7 @@ import sys
 
 import numpy as np
 
-from .errors import TreexcError
+from .errors import TreexcError, os_error_message
 from .textio import GZIP_MAGIC, check_text, display_name
 
 READ_SIZE = 1 << 20
@@ -27,14 +27,8 @@ def _open_raw(path):
             return None, _Unclosed(sys.stdin.buffer)
     try:
         f = open(path, "rb", buffering=0)  # unbuffered: os.read follows seek
-    except FileNotFoundError:
-        raise TreexcError(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise TreexcError(f"{path}: is a directory, not a text file") from None
-    except PermissionError:
-        raise TreexcError(f"{path}: permission denied") from None
     except OSError as e:
-        raise TreexcError(f"{path}: cannot read: {e.strerror or e}") from None
+        raise TreexcError(os_error_message(path, e)) from None
     if f.read(2) == GZIP_MAGIC:
         f.seek(0)
         return None, gzip.open(f)

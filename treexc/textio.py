@@ -12,7 +12,7 @@ import zlib
 
 import numpy as np
 
-from .errors import TreexcError
+from .errors import TreexcError, os_error_message
 
 GZIP_MAGIC = b"\x1f\x8b"
 
@@ -28,16 +28,10 @@ def read_bytes(path):
         if path == "-":
             data = sys.stdin.buffer.read()
         else:
-            if os.path.isdir(path):
-                raise TreexcError(f"{name}: is a directory, not a text file")
             with open(path, "rb") as f:
                 data = f.read()
-    except FileNotFoundError:
-        raise TreexcError(f"{name}: no such file") from None
-    except PermissionError:
-        raise TreexcError(f"{name}: permission denied") from None
     except OSError as e:
-        raise TreexcError(f"{name}: cannot read: {e.strerror or e}") from None
+        raise TreexcError(os_error_message(name, e)) from None
     if data[:2] == GZIP_MAGIC:
         try:
             data = gzip.decompress(data)
