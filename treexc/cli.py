@@ -207,11 +207,21 @@ def _load(path):
     return load_model(path)
 
 
+def model_input_k_threshold(input_default):
+    """fastText's positional arguments: MODEL INPUT [K] [THRESHOLD]."""
+
+    def decorate(f):
+        f = click.argument("threshold", type=float, default=0.0)(f)
+        f = click.argument("k", type=int, default=1)(f)
+        optional = {} if input_default is None else {"default": input_default}
+        f = click.argument("input_path", metavar="INPUT", **optional)(f)
+        return click.argument("model_path", metavar="MODEL")(f)
+
+    return decorate
+
+
 @main.command()
-@click.argument("model_path", metavar="MODEL")
-@click.argument("input_path", metavar="INPUT", default="-")
-@click.argument("k", type=int, default=1)
-@click.argument("threshold", type=float, default=0.0)
+@model_input_k_threshold(input_default="-")
 def predict(model_path, input_path, k, threshold):
     """Print the k most likely labels of each line of INPUT (- = stdin).
 
@@ -223,10 +233,7 @@ def predict(model_path, input_path, k, threshold):
 
 
 @main.command("predict-prob")
-@click.argument("model_path", metavar="MODEL")
-@click.argument("input_path", metavar="INPUT", default="-")
-@click.argument("k", type=int, default=1)
-@click.argument("threshold", type=float, default=0.0)
+@model_input_k_threshold(input_default="-")
 def predict_prob(model_path, input_path, k, threshold):
     """Like predict, with each label's probability."""
     _predict(model_path, input_path, k, threshold, with_prob=True)
@@ -244,10 +251,7 @@ def _predict(model_path, input_path, k, threshold, with_prob):
 
 
 @main.command()
-@click.argument("model_path", metavar="MODEL")
-@click.argument("input_path", metavar="INPUT")
-@click.argument("k", type=int, default=1)
-@click.argument("threshold", type=float, default=0.0)
+@model_input_k_threshold(input_default=None)
 def test(model_path, input_path, k, threshold):
     """Print N, precision at k and recall at k on a labelled file."""
     from .textio import read_text
@@ -265,10 +269,7 @@ def general_metrics(meter, k, style):
 
 
 @main.command("test-label")
-@click.argument("model_path", metavar="MODEL")
-@click.argument("input_path", metavar="INPUT")
-@click.argument("k", type=int, default=1)
-@click.argument("threshold", type=float, default=0.0)
+@model_input_k_threshold(input_default=None)
 def test_label(model_path, input_path, k, threshold):
     """Print F1-score, precision and recall of every label, then test's lines."""
     from .textio import read_text
@@ -419,3 +420,5 @@ def dump(model_path, what):
             # fastText prints matrices with C++'s default precision, 6 digits
             write(" ".join(f"{x:.6g}" for x in row.tolist()) + "\n")
 
+from .lm_cli import register as _register_lm
+_register_lm(main)
