@@ -6,7 +6,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: install demo test bench clean
+.PHONY: install demo test bench bench-trees clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -30,9 +30,14 @@ demo: install
 test: install
 	$(BIN)/python -m pytest -q
 
+# benchmarks against fastText 0.9.2 (minutes; see docs/benchmarks*.md)
 bench: install
 	$(BIN)/python -m pip install -q -e '.[bench]'
 	$(BIN)/python benchmarks/bench_classify.py
+
+bench-trees: install
+	$(BIN)/python -m pip install -q -e '.[bench]'
+	$(BIN)/python benchmarks/bench_trees.py
 
 clean:
 	rm -rf out .pytest_cache
