@@ -52,7 +52,7 @@ PYTHON = sys.executable
 TREEXC = str(Path(sys.executable).parent / "treexc")
 FASTTEXT_RUN = str(Path(__file__).resolve().parent / "fasttext_run.py")
 THREADS = 2
-CASES = ("gutenberg", "wn_hypernym", "table2", "siblings")
+CASES = ("gutenberg", "wn_hypernym", "table2", "siblings", "options")
 RANDOM_DRAWS = 200
 EXCERPT_NODES, EXCERPT_MIN_LEAVES = 4, 15   # nodes shown with their books
 
@@ -81,12 +81,15 @@ LABELS_TSV = "gutenberg_books/gutenberg_books.labels.tsv"
 
 @dataclass(frozen=True)
 class Model:
-    """One treexc output layer: loss and arity."""
+    """One treexc output layer: loss, arity and any further flags."""
     loss: str
     arity: int = 0
+    extra: tuple = ()
 
     @property
     def name(self):
+        if self.extra:
+            return f"treexc {self.loss} M={self.arity} {' '.join(self.extra)}"
         if self.loss == "hs" and self.arity in (0, 2):
             return "treexc binary hs (Huffman)"
         if self.loss == "hs":
@@ -99,7 +102,8 @@ class Model:
     def flags(self):
         if self.loss == "hs" and self.arity in (0, 2):
             return ["-loss", "hs"]          # fastText's hs
-        return ["-loss", self.loss] + (["-arity", str(self.arity)] if self.arity else [])
+        return (["-loss", self.loss] + (["-arity", str(self.arity)] if self.arity else [])
+                + list(self.extra))
 
     @property
     def shown_arity(self):
@@ -204,7 +208,8 @@ class Bench:
         if key not in self.treexc_runs:
             self.warm_cache()
             train, evalf = self.files(ds)
-            out = self.work / f"treexc-{ds.name}-{model.loss}{model.arity}-d{dim}"
+            out = self.work / (f"treexc-{ds.name}-{model.loss}{model.arity}-d{dim}"
+                               + "".join(model.extra).replace("-", "_"))
             log(f"treexc {ds.name} {' '.join(model.flags)} -dim {dim}")
             runs = []
             for _ in range(self.repeat):
@@ -317,6 +322,22 @@ class Bench:
             f"- `treexc test` of the learned(20) model on a 1-line file takes "
             f"{secs(startup)} s (start-up and model loading, included in its test time)."]
         return Section("wn_hypernym: learned tree vs fastText softmax", lines)
+
+    def case_options(self):
+        """The AssignLabels choices the paper leaves open: gradient variant
+        and depth limit (auto = the least depth holding all labels)."""
+        rows = []
+        for ds in (GUTENBERG, WN_HYPERNYM):
+            for gradient in ("ll", "plain"):
+                for depth, shown in (("-1", "auto"), ("0", "none")):
+                    model = Model("tree", 20, ("-treeGradient", gradient, "-maxDepth", depth))
+                    t = self.treexc(ds, model)
+                    rows.append([ds.name, gradient, shown, p1(t["p1"]), secs(t["train_s"])])
+        lines = table(["data", "-treeGradient", "-maxDepth", "P@1", "train s"], rows)
+        lines += ["", f"- learned tree, M=20; flags as in the sections above "
+                      f"(`{self.flags_text(GUTENBERG)}`, wn_hypernym `-epoch 10`); "
+                      f"median of {self.repeat} run(s)."]
+        return Section("Learned-tree options: gradient variant and depth limit", lines)
 
     def case_table2(self):
         ds = GUTENBERG
