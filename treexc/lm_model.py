@@ -57,6 +57,7 @@ class LMArgs:
     arity: int = 0             # 0: the smallest M with M ** depth >= vocabulary
     depth: int = 3
     treeUpdates: int = 50      # AssignLabels calls per epoch (learned tree)
+    treeEpochs: float = 0.3    # the learned tree is rebuilt during these first epochs
     clusterEpoch: float = 0.5  # length of the run that gives the clustering tree's vectors
     evalPerEpoch: int = 1
     thread: int = 0            # 0: all cores
@@ -102,6 +103,8 @@ def validate(args):
             bad(name, getattr(args, name), "must be >= 0")
     if args.arity == 1 or args.arity < 0:
         bad("arity", args.arity, "must be >= 2 (or 0: fit the vocabulary)")
+    if not args.treeEpochs >= 0 or not math.isfinite(args.treeEpochs):
+        bad("treeEpochs", args.treeEpochs, "must be >= 0")
     if not 0 < args.clusterEpoch <= 100:
         bad("clusterEpoch", args.clusterEpoch, "must be > 0")
     if args.dim > 10000:

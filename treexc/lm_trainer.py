@@ -164,6 +164,7 @@ class LMSession:
         self.train_batches = 0
         self.rebuild_seconds = 0.0
         self.rebuilds = 0
+        self.moved = 0
         self.records = []
 
     def _reset_stats(self):
@@ -200,7 +201,7 @@ class LMSession:
             b0 = 0
             limit = self.batches_per_epoch if epoch < whole else \
                 int(round((epochs - whole) * self.batches_per_epoch))
-            if epoch > 0 and self.learn_tree:
+            if epoch > 0 and self._learning(epoch):
                 self._rebuild()
             for b, _, what in self._epoch_schedule():
                 if b > limit:
@@ -208,12 +209,17 @@ class LMSession:
                 self._train_phase(perm, b0, b)
                 b0 = b
                 if what == "rebuild":
-                    self._rebuild()
+                    if self._learning(epoch + b / self.batches_per_epoch):
+                        self._rebuild()
                 elif evaluate_at_end:
                     self._evaluate(epoch + b / self.batches_per_epoch)
             if b0 < limit:
                 self._train_phase(perm, b0, limit)
         return self.records
+
+    def _learning(self, epoch):
+        """Is the tree still rebuilt at this point of training (in epochs)?"""
+        return self.learn_tree and epoch < self.args.treeEpochs - 1e-9
 
     def _snapshot(self, reporter_start, reporter_done0):
         done = int(self.progress.sum())
@@ -266,7 +272,16 @@ class LMSession:
         reporter.finish(self._snapshot(start, done0))
 
     def _rebuild(self):
+        """AssignLabels on the summed statistics, with every worker stopped.
+
+        Node weights and their Adagrad accumulators follow the nodes
+        (``old_id``); a label keeps its statistics along the part of its path
+        that did not change and restarts from zero below (the policy of
+        ``treelearn``; resetting everything at each rebuild left most words
+        without statistics and made the tree churn: see docs/lm.md).
+        """
         from .treelearn import assign_labels
+        from .treelearn_kernels import carry_statistics
 
         t0 = time.perf_counter()
         m = self.model
@@ -277,25 +292,15 @@ class LMSession:
                                     max_depth=self.args.depth)
         m.W = remap_rows(m.W, old_id, old.arity)
         self.acc["W"] = remap_rows(self.acc["W"], old_id, old.arity)
+        new_p = np.zeros((len(new.path_node), new.arity))
+        new_n = np.zeros(len(new.path_node))
+        self.moved = carry_statistics(old.path_off, old.path_node, old.path_slot,
+                                      new.path_off, new.path_node, new.path_slot, old_id,
+                                      sum_p, sum_n, new_p, new_n)
         m.tree = new
-        import os
-        if os.environ.get("LMDEBUG"):
-            moved = int((np.asarray(old.path_node) != np.asarray(new.path_node)).sum()
-                        + (np.asarray(old.path_slot) != np.asarray(new.path_slot)).sum())
-            informed = int((sum_n > 0).sum())
-            print(f"rebuild {self.rebuilds}: changed path entries {moved}, informed {informed}")
-        if os.environ.get("LMCARRY"):
-            from .treelearn_kernels import carry_statistics
-            new_p = np.zeros((len(new.path_node), new.arity))
-            new_n = np.zeros(len(new.path_node))
-            decay = float(os.environ.get("LMCARRY"))
-            carry_statistics(old.path_off, old.path_node, old.path_slot, new.path_off,
-                             new.path_node, new.path_slot, old_id, sum_p * decay, sum_n * decay, new_p, new_n)
-            self._reset_stats()
-            self.stats_p[0] = new_p
-            self.stats_n[0] = new_n
-            return
         self._reset_stats()
+        self.stats_p[0] = new_p  # the carried sum lives in thread 0's slot
+        self.stats_n[0] = new_n
         dt = time.perf_counter() - t0
         self.rebuild_seconds += dt
         self.train_seconds += dt
@@ -317,6 +322,7 @@ class LMSession:
             "dim": self.args.dim, "context": self.args.context, "batch": self.B,
             "lr": self.args.lr, "threads": self.n_threads, "vocab": m.vocab.size,
             "rebuilds": self.rebuilds, "rebuild_seconds": self.rebuild_seconds,
+            "moved_last_rebuild": self.moved,
         }
         eval_seconds = eval_batches = 0
         for key, stream in (("valid", self.valid), ("test", self.test)):

@@ -1,0 +1,261 @@
+"""Command-line interface of the language model: ``lm``, ``test-lm``,
+``predict-next`` and ``plot``.
+
+These are plain click commands; :func:`register` adds them to the main
+``treexc`` group (which turns ``TreexcError`` into one line on stderr).
+"""
+
+import dataclasses
+import json
+import os
+import sys
+
+import click
+
+from .errors import TreexcError
+from .lm_model import LM_DEFAULTS, LMArgs
+
+HELP = {
+    "input": "training text (one paragraph or sentence per line; .gz accepted)",
+    "output": "output path without extension (OUTPUT.bin is written)",
+    "valid": "validation text: perplexity after each epoch",
+    "test": "test text: also evaluated at each evaluation (for learning curves)",
+    "log": "write one JSON record per evaluation to this file (for `treexc plot`)",
+    "name": "run name in the log records (default: the -output name)",
+    "dim": "size of word embeddings and of the context vector",
+    "context": "number of previous words in the context",
+    "batch": "mini-batch size (positions per Adagrad step)",
+    "lr": "Adagrad learning rate",
+    "epoch": "number of epochs",
+    "minCount": "words seen fewer times become <unk>",
+    "loss": "output layer: tree (tree softmax) or softmax (flat, tied embeddings)",
+    "tree": "tree for -loss tree: learned, random or cluster",
+    "arity": "tree arity M (0 = the smallest with M^depth >= vocabulary)",
+    "depth": "depth of every leaf of the tree",
+    "treeUpdates": "tree rebuilds (AssignLabels) per epoch for -tree learned",
+    "treeEpochs": "the learned tree is rebuilt during the first (fraction of) epochs, "
+                  "then frozen",
+    "clusterEpoch": "epochs of the random-tree run whose vectors -tree cluster clusters",
+    "evalPerEpoch": "evaluations (and log records) per epoch",
+    "thread": "number of threads (0 = all cores)",
+    "seed": "random generator seed",
+    "verbose": "verbosity level: 0 silent, 1 results, 2 progress",
+}
+
+
+def lm_options(f):
+    for field in reversed(dataclasses.fields(LMArgs)):
+        name = field.name
+        default = getattr(LM_DEFAULTS, name)
+        extra = {"type": type(default)}
+        if name in ("input", "output"):
+            extra["required"] = True
+        shown = "" if name in ("input", "output") or default == "" else f" [{default}]"
+        f = click.option(f"-{name}", f"--{name}", name, default=None,
+                         help=HELP[name] + shown, **extra)(f)
+    return f
+
+
+def _reporter_factory(verbose):
+    from .trainer import SilentReporter
+
+    if verbose < 2:
+        return SilentReporter
+    if sys.stderr.isatty():
+        from .progress import RichReporter
+        return RichReporter
+    from .progress import LineReporter
+    return lambda: LineReporter(sys.stderr)
+
+
+def format_record(r):
+    parts = [f"epoch {r['epoch']:5.2f}"]
+    for key in ("valid", "test"):
+        if f"{key}_ppl" in r:
+            parts.append(f"{key} perplexity {r[key + '_ppl']:9.2f}")
+    parts.append(f"train {r['train_ms_per_batch']:7.3f} ms/batch "
+                 f"({r['train_tokens_per_sec']:,.0f} tokens/s)")
+    if "eval_ms_per_batch" in r:
+        parts.append(f"eval {r['eval_ms_per_batch']:7.3f} ms/batch")
+    if r.get("train_loss") is not None:
+        parts.append(f"train loss {r['train_loss']:.4f}")
+    return " | ".join(parts)
+
+
+@click.command(context_settings={"show_default": False})
+@lm_options
+def lm(**flags):
+    """Train a log-bilinear language model (flat or tree softmax).
+
+    \b
+    treexc lm -input train.txt -valid valid.txt -output lm
+    treexc lm -input train.txt -output lm -loss softmax
+    treexc lm -input train.txt -output lm -tree random -arity 65 -depth 3
+    treexc lm -input train.txt -valid valid.txt -output lm -log curve.jsonl
+
+    Prints the validation perplexity, train ms/batch and evaluation ms/batch
+    after each epoch; writes OUTPUT.bin.
+    """
+    from .cli import check_output_writable
+    from .lm_model import make_lm_args
+    from .lm_trainer import train_lm
+
+    args = make_lm_args(**flags)
+    check_output_writable(args.output)
+    if not args.name:
+        args.name = os.path.basename(args.output)
+    log = None
+    if args.log:
+        try:
+            log = open(args.log, "w")
+        except OSError as e:
+            raise TreexcError(f"-log {args.log}: cannot write: {e.strerror}") from None
+
+    def echo(line):
+        if args.verbose >= 1:
+            click.echo(line)
+
+    def on_eval(record):
+        echo(format_record(record))
+        if log is not None:
+            log.write(json.dumps(record) + "\n")
+            log.flush()
+
+    try:
+        model, records = train_lm(args, _reporter_factory(args.verbose), echo, on_eval)
+    finally:
+        if log is not None:
+            log.close()
+    model.save(args.output + ".bin")
+    if records and args.verbose >= 1:
+        last = records[-1]
+        if "valid_ppl" in last:
+            click.echo(f"final valid perplexity {last['valid_ppl']:.2f}")
+
+
+@click.command("test-lm")
+@click.argument("model_path", metavar="MODEL")
+@click.argument("input_path", metavar="TEST")
+@click.option("-thread", "--thread", type=int, default=0, help="threads (0 = all cores)")
+def test_lm(model_path, input_path, thread):
+    """Print the perplexity of a language model on TEST and its token count.
+
+    \b
+    treexc test-lm lm.bin test.txt
+    """
+    from .args import default_threads
+    from .lm_model import load_lm
+    from .lm_trainer import perplexity
+
+    model = load_lm(model_path)
+    ppl, n = perplexity(model, input_path, thread or default_threads())
+    click.echo(f"perplexity\t{ppl:.3f}\ntokens\t{n}")
+
+
+@click.command("predict-next")
+@click.argument("model_path", metavar="MODEL")
+@click.argument("input_path", metavar="INPUT", default="-")
+@click.argument("k", type=int, default=5)
+def predict_next(model_path, input_path, k):
+    """Print the k most likely next words after each line of INPUT
+    (- = stdin), with their probabilities: ``word prob word prob ...``.
+
+    A line is a context: its last -context words are used (fewer are padded
+    with </s>; an empty line asks for the first word of a paragraph).
+
+    \b
+    echo "the old man" | treexc predict-next lm.bin - 3
+    """
+    from .lm_model import load_lm
+    from .predict import read_line_chunks
+
+    if k < 1:
+        raise TreexcError(f"k {k}: must be >= 1")
+    model = load_lm(model_path)
+    out = sys.stdout
+    for _, chunk in read_line_chunks(input_path):
+        text = chunk.decode("utf-8", "replace")
+        lines = text.split("\n")
+        if lines and lines[-1] == "":
+            lines.pop()
+        for line in lines:
+            best = model.predict_next(line.split(), k)
+            out.write(" ".join(f"{w} {p:.5g}" for w, p in best) + "\n")
+        out.flush()
+
+
+PLOT_INSTALL = ("matplotlib is needed for `treexc plot`: install it with "
+                "`pip install 'treexc[plot]'` (or `pip install matplotlib`)")
+
+
+@click.command()
+@click.argument("curves", nargs=-1, required=True, metavar="CURVE.jsonl...")
+@click.option("-o", "--output", "output", required=True, help="image file (.png, .svg, .pdf)")
+@click.option("--metric", type=click.Choice(["auto", "test", "valid"]), default="auto",
+              help="perplexity to draw (auto: test when the logs have it, else valid)")
+@click.option("--title", default="", help="figure title")
+def plot(curves, output, metric, title):
+    """Draw perplexity per epoch of several runs (logs of `treexc lm -log`).
+
+    \b
+    treexc plot flat.jsonl random.jsonl cluster.jsonl learned.jsonl -o curves.png
+    """
+    runs = [(path, read_curve(path)) for path in curves]
+    if metric == "auto":
+        metric = "test" if all(any("test_ppl" in r for r in recs) for _, recs in runs) \
+            else "valid"
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        raise TreexcError(PLOT_INSTALL) from None
+    fig, ax = plt.subplots(figsize=(6.4, 4.4))
+    for path, recs in runs:
+        pts = [(r["epoch"], r[f"{metric}_ppl"]) for r in recs if f"{metric}_ppl" in r]
+        if not pts:
+            raise TreexcError(f"{path}: no {metric} perplexity in the records "
+                              f"(train with -{metric} FILE)")
+        label = recs[0].get("run") or os.path.splitext(os.path.basename(path))[0]
+        ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label=label)
+    ax.set_xlabel("epoch")
+    ax.set_ylabel(f"{metric} perplexity")
+    if title:
+        ax.set_title(title)
+    ax.grid(True, alpha=0.3)
+    ax.legend()
+    fig.tight_layout()
+    try:
+        fig.savefig(output, dpi=120)
+    except (OSError, ValueError) as e:
+        raise TreexcError(f"-o {output}: cannot write the figure: {e}") from None
+    click.echo(output)
+
+
+def read_curve(path):
+    try:
+        with open(path) as f:
+            lines = f.read().splitlines()
+    except FileNotFoundError:
+        raise TreexcError(f"{path}: no such file") from None
+    except OSError as e:
+        raise TreexcError(f"{path}: cannot read: {e.strerror}") from None
+    records = []
+    for i, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            r = json.loads(line)
+            float(r["epoch"])
+        except (ValueError, KeyError, TypeError):
+            raise TreexcError(f"{path}: line {i}: not a `treexc lm -log` record") from None
+        records.append(r)
+    if not records:
+        raise TreexcError(f"{path}: no records")
+    return records
+
+
+def register(group):
+    """Add the language-model commands to a click group."""
+    for command in (lm, test_lm, predict_next, plot):
+        group.add_command(command)
