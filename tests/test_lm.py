@@ -329,3 +329,19 @@ def test_plot(tmp_path, monkeypatch):
     (tmp_path / "bad.jsonl").write_text("{}\n")
     r = runner.invoke(main, ["plot", str(tmp_path / "bad.jsonl"), "-o", "x.png"])
     assert r.exit_code == 1 and "bad.jsonl: line 1" in r.output
+
+
+def test_dump_tree_on_language_model(tmp_path):
+    (tmp_path / "train.txt").write_text(make_text(200))
+    model, _ = small_model(tmp_path, make_text(200), loss="tree", tree="learned", arity=4,
+                           depth=2, epoch=1, treeUpdates=5, treeEpochs=1)
+    model.save(str(tmp_path / "m.bin"))
+    runner = CliRunner()
+    r = runner.invoke(main, ["dump-tree", str(tmp_path / "m.bin"), "-input",
+                             str(tmp_path / "train.txt"), "-top", "3"])
+    assert r.exit_code == 0, r.output
+    assert "the" in r.output and "J=" in r.output
+    stats_p, stats_n = model.tree_statistics(str(tmp_path / "train.txt"))
+    n_tokens = len(model.vocab.encode(np.frombuffer(make_text(200).encode(), np.uint8)))
+    assert stats_n.sum() == 2 * n_tokens  # every position passes 2 nodes
+    assert np.allclose(stats_p.sum(axis=1), stats_n)

@@ -320,6 +320,21 @@ def tree_log_probs(r_aug, targets, n_pos, W, children, path_off, path_node, path
 
 
 @njit(cache=True, nogil=True, fastmath=True, error_model="numpy")
+def tree_collect(r_aug, targets, n_pos, W, children, path_off, path_node, path_slot,
+                 probs, stats_p, stats_n):
+    """AssignLabels' statistics (see ``tree_batch_grad``) without training:
+    for ``dump-tree``'s node measures on a data file."""
+    arity = children.shape[1]
+    for i in range(n_pos):
+        target = targets[i]
+        for p in range(path_off[target], path_off[target + 1]):
+            node_probabilities(W, children, path_node[p], r_aug[i], probs)
+            for j in range(arity):
+                stats_p[p, j] += probs[j]
+            stats_n[p] += 1.0
+
+
+@njit(cache=True, nogil=True, fastmath=True, error_model="numpy")
 def tree_all_log_probs(r_aug, W, children, n_labels, out):
     """Log-probability of every leaf for one hidden vector (``out`` (K,)),
     by a walk over the whole tree: for tests and small vocabularies."""

@@ -156,6 +156,30 @@ class LanguageModel:
     def word_counts(self):
         return self.vocab.counts
 
+    def tree_label_names(self):
+        return self.words()
+
+    def tree_label_counts(self):
+        return self.word_counts
+
+    def tree_statistics(self, path):
+        """Statistics by path position (the node distributions summed over
+        the positions of a text file whose target passes there), for
+        ``dump-tree -input``."""
+        from .lm_trainer import read_stream
+
+        ids = read_stream(path, self.vocab).ids
+        t = self.tree
+        stats_p = np.zeros((len(t.path_node), t.arity))
+        stats_n = np.zeros(len(t.path_node))
+        e = self.engine(self.args.batch)
+        for b0 in range(0, len(ids), e.B):
+            pos = np.arange(b0, min(len(ids), b0 + e.B))
+            e.forward_context(ids, pos, len(pos))
+            kern.tree_collect(e.r_aug, e.targets, len(pos), self.W, t.children, t.path_off,
+                              t.path_node, t.path_slot, e.probs, stats_p, stats_n)
+        return stats_p, stats_n
+
     @property
     def is_tree(self):
         return self.args.loss == "tree"
@@ -234,7 +258,10 @@ class LanguageModel:
         if self.is_tree:
             arrays["children"] = self.tree.children
             arrays["W"] = np.asarray(self.W)
-        header = {"kind": MODEL_KIND, "args": dataclasses.asdict(self.args)}
+        # file names and verbosity say nothing about the model
+        saved = {k: v for k, v in dataclasses.asdict(self.args).items()
+                 if k not in ("input", "output", "valid", "test", "log", "verbose")}
+        header = {"kind": MODEL_KIND, "args": saved}
         modelfile.save(path, header, arrays)
 
 
@@ -265,6 +292,9 @@ def load_lm(path):
     if not ok:
         raise TreexcError(f"{path}: corrupt language model (matrix shapes do not match)")
     return LanguageModel(args, vocab, U, C, tree, W)
+
+
+load_lm_model = load_lm  # the name dump-tree imports
 
 
 # -- per-thread engines -----------------------------------------------------
