@@ -4,10 +4,12 @@ This is also the Python API object (``treexc.load_model`` returns one), with
 fastText's method names.
 """
 
+import threading
+
 import numpy as np
 
 from . import modelfile
-from .args import SHAPE_OPTIONS, from_dict, to_dict, validate
+from .args import SHAPE_OPTIONS, default_threads, from_dict, to_dict, validate
 from .dictionary import Dictionary
 from .errors import TreexcError
 from .textio import read_text
@@ -15,6 +17,7 @@ from .tree import Tree
 from .vector_kernels import LOSS_NS, LOSS_OVA, LOSS_TREE
 
 MODEL_KIND = "supervised"
+PARALLEL_LINES = 512  # lines per prediction thread, at least
 
 
 class Model:
@@ -64,9 +67,23 @@ class Model:
         out_label = np.zeros((n, k), dtype=np.int64)
         out_score = np.zeros((n, k), dtype=np.float64)
         out_count = np.zeros(n, dtype=np.int64)
-        predict_lines(corpus.feat_off, corpus.feats, self.w_in, self.w_out, self.loss_kind,
-                      self.children, self.nlabels, k, float(threshold), out_label,
-                      out_score, out_count)
+
+        def run(a, b):  # lines a..b-1; the kernel releases the GIL
+            predict_lines(corpus.feat_off[a:b + 1], corpus.feats, self.w_in, self.w_out,
+                          self.loss_kind, self.children, self.nlabels, k, float(threshold),
+                          out_label[a:b], out_score[a:b], out_count[a:b])
+
+        n_threads = min(default_threads(), n // PARALLEL_LINES) if n else 0
+        if n_threads <= 1:
+            run(0, n)
+        else:
+            bounds = np.linspace(0, n, n_threads + 1).astype(int)
+            threads = [threading.Thread(target=run, args=(bounds[i], bounds[i + 1]))
+                       for i in range(n_threads)]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join()
         return out_label, out_score, out_count
 
     def predict(self, text, k=1, threshold=0.0):

@@ -15,7 +15,7 @@ import numpy as np
 from .errors import TreexcError, os_error_message
 from .textio import GZIP_MAGIC, check_text, display_name
 
-READ_SIZE = 1 << 20
+READ_SIZE = 1 << 22
 
 
 def _open_raw(path):
