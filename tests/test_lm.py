@@ -11,9 +11,9 @@ from click.testing import CliRunner
 from treexc.cli import main
 from treexc.errors import TreexcError
 from treexc.lm_corpus import build_vocab
-from treexc.lm_model import LanguageModel, load_lm, make_lm_args
-from treexc.lm_trainer import LMSession, Stream, new_model, perplexity, train_lm
-from treexc.lm_trees import cluster_tree, greedy_fill, random_tree
+from treexc.lm_model import load_lm, make_lm_args
+from treexc.lm_trainer import perplexity, train_lm
+from treexc.lm_trees import cluster_tree, greedy_fill, move_leaf_rows, random_tree, remap_rows
 
 WORDS = "the cat dog sat ran on a mat log and".split()
 
@@ -158,6 +158,9 @@ def test_learned_tree_keeps_every_leaf_at_depth(tmp_path):
                                  depth=4, treeUpdates=10, epoch=2, treeEpochs=0.5)
     assert records[-1]["rebuilds"] == 4  # at 0.1, 0.2, 0.3 and 0.4 epoch: then frozen
     assert (model.tree.depths() == 4).all()
+    _, records = small_model(tmp_path, text, loss="tree", tree="learned", arity=2,
+                             depth=4, treeUpdates=10, epoch=2)
+    assert records[-1]["rebuilds"] == 9  # default: the first half of training
 
 
 def test_random_and_cluster_trees_have_leaves_at_depth():
@@ -182,6 +185,20 @@ def test_cluster_tree_groups_close_vectors():
     same_blob = blob[:, None] == blob[None, :]
     same_slot = top_slot[:, None] == top_slot[None, :]
     assert same_slot[same_blob].mean() > 0.6
+
+
+def test_leaf_rows_follow_their_words():
+    rng = np.random.default_rng(0)
+    old, new = random_tree(30, 4, 3, rng), random_tree(30, 4, 3, rng)
+    W = rng.standard_normal((old.n_internal * 4, 5)).astype(np.float32)
+    old_id = np.arange(new.n_internal)
+    old_id[old_id >= old.n_internal] = -1
+    W2 = remap_rows(W, old_id, 4)
+    move_leaf_rows(W2, W, old, new)
+    for w in range(30):
+        a, b = old.path_off[w + 1] - 1, new.path_off[w + 1] - 1
+        assert (W2[new.path_node[b] * 4 + new.path_slot[b]]
+                == W[old.path_node[a] * 4 + old.path_slot[a]]).all()
 
 
 def test_greedy_fill_respects_capacity():

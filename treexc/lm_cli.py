@@ -34,7 +34,9 @@ HELP = {
     "depth": "depth of every leaf of the tree",
     "treeUpdates": "tree rebuilds (AssignLabels) per epoch for -tree learned",
     "treeEpochs": "the learned tree is rebuilt during the first (fraction of) epochs, "
-                  "then frozen",
+                  "then frozen (0 = the first half of training)",
+    "leafRows": "1: on a rebuild a word takes its leaf row (output vector) along; "
+                "0: rows stay with the slot",
     "clusterEpoch": "epochs of the random-tree run whose vectors -tree cluster clusters",
     "evalPerEpoch": "evaluations (and log records) per epoch",
     "thread": "number of threads (0 = all cores)",

@@ -57,7 +57,9 @@ class LMArgs:
     arity: int = 0             # 0: the smallest M with M ** depth >= vocabulary
     depth: int = 3
     treeUpdates: int = 50      # AssignLabels calls per epoch (learned tree)
-    treeEpochs: float = 0.3    # the learned tree is rebuilt during these first epochs
+    treeEpochs: float = 0      # the learned tree is rebuilt during these first epochs
+                               # (0: the first half of training), then frozen
+    leafRows: int = 1          # 1: a word's leaf row moves with the word on a rebuild
     clusterEpoch: float = 0.5  # length of the run that gives the clustering tree's vectors
     evalPerEpoch: int = 1
     thread: int = 0            # 0: all cores
@@ -121,8 +123,8 @@ def fit_arity(vocab_size, depth):
 
 
 def init_weights(vocab_size, args, rng):
-    """Embeddings uniform in +-0.5/dim... scaled as fastText's input matrix,
-    context matrices as a default linear layer (uniform +-1/sqrt(dim))."""
+    """Embeddings uniform in +-1/dim (fastText's input matrix), biases 0,
+    context matrices uniform in +-1/sqrt(dim) (a default linear layer)."""
     d = args.dim
     cols = d + 1 if args.loss == "softmax" else d
     U = np.zeros((vocab_size, cols), dtype=np.float32)

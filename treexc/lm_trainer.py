@@ -17,7 +17,6 @@ positions and all threads.
 
 import contextlib
 import ctypes
-import json
 import math
 import re
 import time
@@ -28,7 +27,7 @@ import numpy as np
 from .errors import TreexcError
 from .lm_corpus import build_vocab
 from .lm_model import LanguageModel, fit_arity, init_weights
-from .lm_trees import cluster_tree, random_tree, remap_rows
+from .lm_trees import cluster_tree, move_leaf_rows, random_tree, remap_rows
 from .textio import display_name, read_text
 from .trainer import Progress, SilentReporter, run_workers
 
@@ -219,7 +218,9 @@ class LMSession:
 
     def _learning(self, epoch):
         """Is the tree still rebuilt at this point of training (in epochs)?"""
-        return self.learn_tree and epoch < self.args.treeEpochs - 1e-9
+        a = self.args
+        until = a.treeEpochs if a.treeEpochs > 0 else a.epoch / 2.0
+        return self.learn_tree and epoch < until - 1e-9
 
     def _snapshot(self, reporter_start, reporter_done0):
         done = int(self.progress.sum())
@@ -290,8 +291,12 @@ class LMSession:
         sum_n = self.stats_n.sum(axis=0)
         new, old_id = assign_labels(old, sum_p, sum_n, gradient="ll",
                                     max_depth=self.args.depth)
-        m.W = remap_rows(m.W, old_id, old.arity)
-        self.acc["W"] = remap_rows(self.acc["W"], old_id, old.arity)
+        W = remap_rows(m.W, old_id, old.arity)
+        acc = remap_rows(self.acc["W"], old_id, old.arity)
+        if self.args.leafRows:
+            move_leaf_rows(W, m.W, old, new)
+            move_leaf_rows(acc, self.acc["W"], old, new)
+        m.W, self.acc["W"] = W, acc
         new_p = np.zeros((len(new.path_node), new.arity))
         new_n = np.zeros(len(new.path_node))
         self.moved = carry_statistics(old.path_off, old.path_node, old.path_slot,
@@ -391,9 +396,3 @@ def train_lm(args, reporter_factory=None, echo=None, on_eval=None):
     session = LMSession(model, train, args, reporter_factory, on_eval, valid, test)
     records = session.run()
     return model, records
-
-
-def write_log(path, records, append=True):
-    with open(path, "a" if append else "w") as f:
-        for r in records:
-            f.write(json.dumps(r) + "\n")

@@ -145,3 +145,16 @@ def remap_rows(old, old_id, arity):
         dst = (kept[:, None] * arity + np.arange(arity)).ravel()
         new[dst] = old[src]
     return new
+
+
+def move_leaf_rows(new_mat, old_mat, old_tree, new_tree):
+    """Make each word's leaf row follow the word: the row of the slot that
+    holds word ``w`` in ``new_tree`` takes the row of ``w``'s slot in
+    ``old_tree`` (a leaf slot's row is that word's output vector; the rows
+    of slots that lead to subtrees stay with their node)."""
+    M = old_tree.arity
+    last_old = old_tree.path_off[1:] - 1
+    last_new = new_tree.path_off[1:] - 1
+    src = old_tree.path_node[last_old].astype(np.int64) * M + old_tree.path_slot[last_old]
+    dst = new_tree.path_node[last_new].astype(np.int64) * M + new_tree.path_slot[last_new]
+    new_mat[dst] = old_mat[src]
