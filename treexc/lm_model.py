@@ -364,7 +364,6 @@ class FlatEngine(_Engine):
         else:
             m[:] = 0.0
         np.exp(S, out=S)
-        self.shift = m
         return S.sum(axis=1).astype(np.float64)
 
     def evaluate(self, ids, positions, n):
