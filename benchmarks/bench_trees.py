@@ -29,10 +29,8 @@ The tables go to stdout and to bench-results/trees.md.
 import argparse
 import json
 import os
-import platform
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -45,7 +43,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 # subprocess timing and small helpers shared with the classifier benchmark
-from bench_classify import flag_list, head, median_of, parse_p1, run, unpack  # noqa: E402
+from bench_classify import (environment, flag_list, head, median_of, parse_p1, run,  # noqa: E402
+                            unpack)
 
 REPO = Path(__file__).resolve().parent.parent
 PYTHON = sys.executable
@@ -539,30 +538,6 @@ def short(title, n=40):
 
 def log(message):
     print(f"[bench-trees] {message}", file=sys.stderr, flush=True)
-
-
-def environment(opts):
-    from importlib.metadata import version
-
-    def v(pkg):
-        try:
-            return version(pkg)
-        except Exception:
-            return "?"
-
-    commit = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"],
-                            capture_output=True, text=True).stdout.strip() or "?"
-    dirty = subprocess.run(["git", "-C", str(REPO), "status", "--porcelain", "treexc"],
-                           capture_output=True, text=True).stdout.strip()
-    return [f"date: {time.strftime('%Y-%m-%d %H:%M:%S')}",
-            f"treexc {v('treexc')} (commit {commit}{', treexc/ modified' if dirty else ''}), "
-            f"fasttext-wheel {v('fasttext-wheel')}, numba {v('numba')}, numpy {v('numpy')}, "
-            f"Python {platform.python_version()}",
-            f"machine: {platform.machine()}, {os.cpu_count()} CPUs, load average at start "
-            f"{os.getloadavg()[0]:.2f}; -thread {THREADS} for both tools",
-            f"options: --only {','.join(opts.only)} --repeat {opts.repeat}"
-            + (" --quick (small slices: the figures only check the script)" if opts.quick
-               else "") + (" (median of the runs)" if opts.repeat > 1 else "")]
 
 
 def main():

@@ -6,7 +6,6 @@ name the file and the line.
 """
 
 import gzip
-import os
 import sys
 import zlib
 

@@ -18,8 +18,7 @@ LOSS_NS is negative sampling over labels.  Shapes: ``w_in`` (rows, dim),
 import numpy as np
 from numba import njit
 
-from .vector_kernels import (LOSS_NS, LOSS_OVA, LOSS_TREE, axpy, dot, node_probabilities,
-                             safe_log, sigmoid)
+from .vector_kernels import LOSS_NS, LOSS_OVA, axpy, dot, node_probabilities, safe_log, sigmoid
 
 
 
