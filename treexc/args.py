@@ -64,16 +64,22 @@ SHAPE_OPTIONS = ("dim", "loss", "arity", "wordNgrams", "bucket", "minn", "maxn",
                  "label", "maxDepth")
 
 
-def make_args(**flags):
-    """Args from keyword flags, validated, with fastText's adjustments."""
-    names = {f.name for f in dataclasses.fields(Args)}
+def options_from_flags(cls, flags):
+    """An options dataclass from keyword flags (None = default); unknown
+    names are refused.  ``thread`` 0 becomes the number of cores."""
+    names = {f.name for f in dataclasses.fields(cls)}
     unknown = sorted(set(flags) - names)
     if unknown:
         raise TreexcError(f"unknown option(s): {', '.join(unknown)}")
-    flags = {k: v for k, v in flags.items() if v is not None}
-    args = Args(**flags)
-    if not args.thread:
-        args.thread = default_threads()
+    options = cls(**{k: v for k, v in flags.items() if v is not None})
+    if not options.thread:
+        options.thread = default_threads()
+    return options
+
+
+def make_args(**flags):
+    """Args from keyword flags, validated, with fastText's adjustments."""
+    args = options_from_flags(Args, flags)
     args.loss = LOSS_ALIASES.get(args.loss, args.loss)
     if not args.arity:
         args.arity = args.effective_arity()

@@ -73,15 +73,9 @@ SHAPE_OPTIONS = ("dim", "context", "loss", "tree", "arity", "depth", "minCount")
 
 
 def make_lm_args(**flags):
-    from .args import default_threads
+    from .args import options_from_flags
 
-    names = {f.name for f in dataclasses.fields(LMArgs)}
-    unknown = sorted(set(flags) - names)
-    if unknown:
-        raise TreexcError(f"unknown option(s): {', '.join(unknown)}")
-    args = LMArgs(**{k: v for k, v in flags.items() if v is not None})
-    if not args.thread:
-        args.thread = default_threads()
+    args = options_from_flags(LMArgs, flags)
     validate(args)
     return args
 
