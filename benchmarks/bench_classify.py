@@ -559,28 +559,35 @@ def environment(opts):
             + (" (median of the runs)" if opts.repeat > 1 else "")]
 
 
-def main():
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--only", default=",".join(CASES),
-                   help=f"comma-separated cases among {', '.join(CASES)} [all]")
-    p.add_argument("--repeat", type=int, default=1, help="runs per figure; the median is "
-                   "reported [1]")
+def parse_options(doc, cases, results_name, results_help=""):
+    """The options both benchmark scripts take (see docs/benchmarks*.md)."""
+    p = argparse.ArgumentParser(description=doc.split("\n")[0])
+    p.add_argument("--only", default=",".join(cases),
+                   help=f"comma-separated cases among {', '.join(cases)} [all]")
+    p.add_argument("--repeat", type=int, default=1,
+                   help="runs per figure; the median is reported [1]")
     p.add_argument("--quick", action="store_true",
                    help="small slices of the data and fewer epochs, to check the script")
     p.add_argument("--data", default=str(REPO.parent / "shared" / "data"),
                    help="folder of the gzipped data sets [../shared/data]")
     p.add_argument("--unpacked", default="/tmp/treexc-data",
                    help="where the data sets are (or get) unpacked [/tmp/treexc-data]")
-    p.add_argument("--results", default=str(REPO / "bench-results" / "classify.md"),
-                   help="markdown results file [bench-results/classify.md]")
+    p.add_argument("--results", default=str(REPO / "bench-results" / results_name),
+                   help=f"markdown results file [bench-results/{results_name}]"
+                   + results_help)
     p.add_argument("--keep", action="store_true", help="keep the models (temp folder)")
     opts = p.parse_args()
     opts.only = [c.strip() for c in opts.only.split(",") if c.strip()]
-    unknown = [c for c in opts.only if c not in CASES]
+    unknown = [c for c in opts.only if c not in cases]
     if unknown or opts.repeat < 1:
         p.error(f"unknown case(s) {', '.join(unknown)}" if unknown else "--repeat must be >= 1")
     if not Path(TREEXC).exists():
         p.error(f"{TREEXC} not found: run with the virtualenv's python (make bench)")
+    return opts
+
+
+def main():
+    opts = parse_options(__doc__, CASES, "classify.md")
 
     bench = Bench(opts)
     env_lines = environment(opts)

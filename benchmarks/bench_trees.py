@@ -26,7 +26,6 @@ Runs are shared between cases (table2 at d = 50 reuses the gutenberg runs).
 The tables go to stdout and to bench-results/trees.md.
 """
 
-import argparse
 import json
 import os
 import shutil
@@ -43,8 +42,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 # subprocess timing and small helpers shared with the classifier benchmark
-from bench_classify import (environment, flag_list, head, median_of, parse_p1, run,  # noqa: E402
-                            unpack)
+from bench_classify import (environment, flag_list, head, median_of,  # noqa: E402
+                            parse_options, parse_p1, run, unpack)
 
 REPO = Path(__file__).resolve().parent.parent
 PYTHON = sys.executable
@@ -541,28 +540,7 @@ def log(message):
 
 
 def main():
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--only", default=",".join(CASES),
-                   help=f"comma-separated cases among {', '.join(CASES)} [all]")
-    p.add_argument("--repeat", type=int, default=1,
-                   help="runs per figure; the median is reported [1]")
-    p.add_argument("--quick", action="store_true",
-                   help="small slices of the data and fewer epochs, to check the script")
-    p.add_argument("--data", default=str(REPO.parent / "shared" / "data"),
-                   help="folder of the gzipped data sets [../shared/data]")
-    p.add_argument("--unpacked", default="/tmp/treexc-data",
-                   help="where the data sets are (or get) unpacked [/tmp/treexc-data]")
-    p.add_argument("--results", default=str(REPO / "bench-results" / "trees.md"),
-                   help="markdown results file [bench-results/trees.md]; the dump-tree "
-                   "outputs go next to it")
-    p.add_argument("--keep", action="store_true", help="keep the models (temp folder)")
-    opts = p.parse_args()
-    opts.only = [c.strip() for c in opts.only.split(",") if c.strip()]
-    unknown = [c for c in opts.only if c not in CASES]
-    if unknown or opts.repeat < 1:
-        p.error(f"unknown case(s) {', '.join(unknown)}" if unknown else "--repeat must be >= 1")
-    if not Path(TREEXC).exists():
-        p.error(f"{TREEXC} not found: run with the virtualenv's python")
+    opts = parse_options(__doc__, CASES, "trees.md", "; the dump-tree outputs go next to it")
 
     bench = Bench(opts)
     bench.results_dir.mkdir(parents=True, exist_ok=True)

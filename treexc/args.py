@@ -90,9 +90,12 @@ def make_args(**flags):
     return args
 
 
+def bad_option(name, value, why):
+    raise TreexcError(f"-{name} {value}: {why}")
+
+
 def validate(args):
-    def bad(name, value, why):
-        raise TreexcError(f"-{name} {value}: {why}")
+    bad = bad_option
 
     if args.loss not in LOSSES:
         bad("loss", args.loss, f"unknown loss (choose from {', '.join(LOSSES)}, one-vs-all)")

@@ -81,8 +81,7 @@ def make_lm_args(**flags):
 
 
 def validate(args):
-    def bad(name, value, why):
-        raise TreexcError(f"-{name} {value}: {why}")
+    from .args import bad_option as bad
 
     if args.loss not in LOSSES:
         bad("loss", args.loss, f"unknown loss (choose from {', '.join(LOSSES)})")
