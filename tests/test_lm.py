@@ -279,7 +279,8 @@ def test_cli_lm_test_predict_and_log(tmp_path):
                              "-valid", str(tmp_path / "valid.txt"), "-dim", "8",
                              "-epoch", "2", "-minCount", "1", "-thread", "1",
                              "-verbose", "1", "-log", str(tmp_path / "c.jsonl"),
-                             "-arity", "4", "-depth", "2", "-batch", "16"])
+                             "-arity", "4", "-depth", "2", "-batch", "16",
+                             "-treeEpochs", "0.5"])  # a float option given a fraction
     assert r.exit_code == 0, r.output
     assert "valid perplexity" in r.output and "ms/batch" in r.output
     records = [json.loads(x) for x in (tmp_path / "c.jsonl").read_text().splitlines()]

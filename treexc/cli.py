@@ -124,7 +124,7 @@ def training_options(defaults):
         for field in reversed(dataclasses.fields(Args)):
             name = field.name
             default = getattr(defaults, name)
-            kind = type(default)
+            kind = field.type
             extra = {"is_flag": True} if kind is bool else {"type": kind}
             if name in ("input", "output"):
                 # no default at all: recent click versions take an explicit

@@ -49,7 +49,7 @@ def lm_options(f):
     for field in reversed(dataclasses.fields(LMArgs)):
         name = field.name
         default = getattr(LM_DEFAULTS, name)
-        extra = {"type": type(default)}
+        extra = {"type": field.type}  # the annotation: 0 may stand for a float
         if name in ("input", "output"):
             extra["required"] = True
         shown = "" if name in ("input", "output") or default == "" else f" [{default}]"
