@@ -34,7 +34,7 @@ def treexc_row(row, a, files, out):
            "-dim", str(a.dim), "-context", str(a.context), "-batch", str(a.batch),
            "-lr", str(a.lr), "-epoch", str(a.epoch), "-thread", str(a.thread),
            "-evalPerEpoch", str(a.eval_per_epoch), "-minCount", str(a.min_count),
-           "-verbose", "1"]
+           "-seed", str(a.seed), "-verbose", "1"]
     if row == "flat":
         cmd += ["-loss", "softmax"]
     else:
@@ -42,7 +42,7 @@ def treexc_row(row, a, files, out):
         if a.arity:
             cmd += ["-arity", str(a.arity)]
         if row == "learned":
-            cmd += ["-treeUpdates", str(a.tree_updates)]
+            cmd += ["-treeUpdates", str(a.tree_updates), "-massSlack", str(a.mass_slack)]
     print("$ " + " ".join(cmd), flush=True)
     t0 = time.perf_counter()
     subprocess.run(cmd, check=True)
@@ -340,6 +340,8 @@ def main():
     p.add_argument("--depth", type=int, default=3)
     p.add_argument("--arity", type=int, default=0)
     p.add_argument("--tree-updates", type=int, default=50)
+    p.add_argument("--mass-slack", type=float, default=0.0,
+                   help="-massSlack of the learned tree")
     p.add_argument("--eval-per-epoch", type=int, default=1)
     p.add_argument("--cutoffs", default="2000,10000",
                    help="AdaptiveLogSoftmaxWithLoss cutoffs")

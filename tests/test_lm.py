@@ -161,6 +161,9 @@ def test_learned_tree_keeps_every_leaf_at_depth(tmp_path):
     _, records = small_model(tmp_path, text, loss="tree", tree="learned", arity=2,
                              depth=4, treeUpdates=10, epoch=2)
     assert records[-1]["rebuilds"] == 9  # default: the first half of training
+    model, _ = small_model(tmp_path, text, loss="tree", tree="learned", arity=4,
+                           depth=4, treeUpdates=10, epoch=1, massSlack=1.0)
+    assert (model.tree.depths() == 4).all()
 
 
 def test_random_and_cluster_trees_have_leaves_at_depth():
@@ -314,6 +317,9 @@ def test_cli_errors(tmp_path):
     r = runner.invoke(main, ["lm", "-input", str(tmp_path / "t.txt"), "-output",
                              str(tmp_path / "m"), "-tree", "huffman"])
     assert r.exit_code == 1 and "-tree huffman: unknown tree" in r.output
+    r = runner.invoke(main, ["lm", "-input", str(tmp_path / "t.txt"), "-output",
+                             str(tmp_path / "m"), "-massSlack", "-1"])
+    assert r.exit_code == 1 and "-massSlack -1.0: must be >= 0" in r.output
     r = runner.invoke(main, ["test-lm", str(tmp_path / "t.txt"), str(tmp_path / "t.txt")])
     assert r.exit_code == 1 and "not a treexc model file" in r.output
 

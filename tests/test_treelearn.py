@@ -72,8 +72,10 @@ def _check_well_formed(tree, n_labels, arity, max_depth, exact):
 @settings(max_examples=120, deadline=None)
 @given(arity=st.integers(2, 65), n_labels=st.integers(1, 5000),
        depth_mode=st.sampled_from(["none", "limit", "exact"]),
-       seed=st.integers(0, 2**32 - 1), gradient=st.sampled_from(["ll", "plain"]))
-def test_assign_labels_always_well_formed(arity, n_labels, depth_mode, seed, gradient):
+       seed=st.integers(0, 2**32 - 1), gradient=st.sampled_from(["ll", "plain"]),
+       mass_slack=st.sampled_from([0.0, 0.5, 1.5]))
+def test_assign_labels_always_well_formed(arity, n_labels, depth_mode, seed, gradient,
+                                          mass_slack):
     rng = np.random.default_rng(seed)
     max_depth = 0
     if depth_mode != "none":
@@ -88,7 +90,8 @@ def test_assign_labels_always_well_formed(arity, n_labels, depth_mode, seed, gra
     positions = len(start.path_node)
     stats_n = rng.integers(0, 4, positions).astype(float)
     stats_p = rng.dirichlet(np.ones(arity), size=positions) * stats_n[:, None]
-    new, old_id = assign_labels(start, stats_p, stats_n, gradient, max_depth, exact)
+    new, old_id = assign_labels(start, stats_p, stats_n, gradient, max_depth, exact,
+                                counts.astype(float), mass_slack)
     _check_well_formed(new, n_labels, arity, max_depth, exact)
     assert old_id[0] == 0 and old_id.max() < start.n_internal
     kept = old_id[old_id >= 0]
@@ -109,6 +112,36 @@ def test_assign_labels_follows_the_statistics():
     new, _ = assign_labels(start, stats_p, stats_n, "ll", 2, False)
     root_slot = new.path_slot[new.path_off[:-1]]
     assert (root_slot == preferred).all()
+
+
+def _leaves_under(tree, child):
+    if child < tree.n_labels:
+        return [child]
+    return [x for c in tree.children[child - tree.n_labels] if c >= 0
+            for x in _leaves_under(tree, c)]
+
+
+def test_mass_slack_gives_heavy_labels_subtrees_of_their_own():
+    """With a mass cap a root child holding several labels stays within the
+    cap, so each label heavier than the cap sits alone; without it the
+    statistics alone decide and heavy labels share children."""
+    arity, n_labels, depth = 8, 40, 2
+    mass = 1.0 / np.arange(1, n_labels + 1) ** 2
+    cap = 1.0 / arity * mass.sum()
+    heavy = np.flatnonzero(mass > cap)
+    assert len(heavy) >= 2
+    rng = np.random.default_rng(3)
+    start = spread_tree(n_labels, arity, depth)
+    stats_n = np.ones(len(start.path_node))
+    stats_p = rng.dirichlet(np.ones(arity), size=len(stats_n))
+    stats_p[start.path_off[:-1]] = np.eye(arity)[np.zeros(n_labels, int)]  # all like child 0
+    for slack, alone in ((1.0, True), (0.0, False)):
+        new, _ = assign_labels(start, stats_p, stats_n, "ll", depth, True, mass, slack)
+        _check_well_formed(new, n_labels, arity, depth, True)
+        groups = [_leaves_under(new, c) for c in new.children[0] if c >= 0]
+        if alone:
+            assert all(len(g) == 1 or mass[g].sum() <= cap + 1e-12 for g in groups)
+        assert all(len(g) == 1 for g in groups if set(g) & set(heavy)) == alone
 
 
 def test_rebuild_keeps_weights_of_nodes_that_stay():

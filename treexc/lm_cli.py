@@ -32,6 +32,8 @@ HELP = {
     "tree": "tree for -loss tree: learned, random or cluster",
     "arity": "tree arity M (0 = the smallest with M^depth >= vocabulary)",
     "depth": "depth of every leaf of the tree",
+    "massSlack": "learned tree: a subtree takes at most massSlack/arity of its parent's "
+                 "word occurrences unless it holds one word (0 = no limit)",
     "treeUpdates": "tree rebuilds (AssignLabels) per epoch for -tree learned",
     "treeEpochs": "the learned tree is rebuilt during the first (fraction of) epochs, "
                   "then frozen (0 = the first half of training)",

@@ -56,6 +56,8 @@ class LMArgs:
     tree: str = "learned"
     arity: int = 0             # 0: the smallest M with M ** depth >= vocabulary
     depth: int = 3
+    massSlack: float = 0.0     # learned tree: a child holds at most massSlack/arity of
+                               # its parent's word count, unless alone (0: no limit)
     treeUpdates: int = 50      # AssignLabels calls per epoch (learned tree)
     treeEpochs: float = 0      # the learned tree is rebuilt during these first epochs
                                # (0: the first half of training), then frozen
@@ -98,8 +100,10 @@ def validate(args):
             bad(name, getattr(args, name), "must be >= 0")
     if args.arity == 1 or args.arity < 0:
         bad("arity", args.arity, "must be >= 2 (or 0: fit the vocabulary)")
-    if not args.treeEpochs >= 0 or not math.isfinite(args.treeEpochs):
-        bad("treeEpochs", args.treeEpochs, "must be >= 0")
+    for name in ("treeEpochs", "massSlack"):
+        value = getattr(args, name)
+        if not value >= 0 or not math.isfinite(value):
+            bad(name, value, "must be >= 0")
     if not 0 < args.clusterEpoch <= 100:
         bad("clusterEpoch", args.clusterEpoch, "must be > 0")
     if args.dim > 10000:

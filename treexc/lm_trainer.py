@@ -290,7 +290,9 @@ class LMSession:
         sum_p = self.stats_p.sum(axis=0)
         sum_n = self.stats_n.sum(axis=0)
         new, old_id = assign_labels(old, sum_p, sum_n, gradient="ll",
-                                    max_depth=self.args.depth)
+                                    max_depth=self.args.depth,
+                                    label_mass=m.vocab.counts.astype(np.float64),
+                                    mass_slack=self.args.massSlack)
         W = remap_rows(m.W, old_id, old.arity)
         acc = remap_rows(self.acc["W"], old_id, old.arity)
         if self.args.leafRows:

@@ -26,18 +26,24 @@ from .errors import TreexcError
 from .tree import Tree
 
 
-def assign_labels(tree, stats_p, stats_n, gradient="ll", max_depth=0, exact_depth=True):
+def assign_labels(tree, stats_p, stats_n, gradient="ll", max_depth=0, exact_depth=True,
+                  label_mass=None, mass_slack=0.0):
     """New tree from summed statistics (shapes ``(P, M)`` and ``(P,)``, ``P``
     = total path length of ``tree``) and the old-node id of each new node.
 
     ``max_depth = D`` limits the depth (each child of a depth-``d`` node
     holds at most ``M ** (D - d - 1)`` labels); with ``exact_depth`` every
-    leaf is at depth ``D`` (the language model's trees)."""
+    leaf is at depth ``D`` (the language model's trees).  ``mass_slack > 0``
+    also caps the mass (``label_mass``) of each child at ``mass_slack /
+    arity`` of its parent's."""
+    if label_mass is None:
+        label_mass, mass_slack = np.zeros(0), 0.0
     check_capacity(tree.n_labels, tree.arity, max_depth)
     children, old_id = kern.rebuild_tree(
         tree.children, tree.n_labels, tree.path_off, tree.path_node, tree.path_slot,
         np.ascontiguousarray(stats_p), np.ascontiguousarray(stats_n), gradient == "ll",
-        max_depth, exact_depth and max_depth > 0)
+        max_depth, exact_depth and max_depth > 0,
+        np.ascontiguousarray(label_mass, dtype=np.float64), float(mass_slack))
     return Tree(children, tree.n_labels), old_id
 
 
@@ -49,7 +55,7 @@ def spread_tree(n_labels, arity, max_depth):
     children, _ = kern.rebuild_tree(
         flat.children, n_labels, np.zeros(n_labels + 1, dtype=np.int64),
         np.zeros(0, dtype=np.int32), np.zeros(0, dtype=np.int32),
-        np.zeros((0, arity)), np.zeros(0), True, max_depth, False)
+        np.zeros((0, arity)), np.zeros(0), True, max_depth, False, np.zeros(0), 0.0)
     return Tree(children, n_labels)
 
 

@@ -102,12 +102,17 @@ def _sift_down(heap, size, i, key):
 
 
 @njit(cache=True, nogil=True)
-def _greedy_assign(scores, informed, length, arity, capacity, budget, counts, assign):
+def _greedy_assign(scores, informed, length, arity, capacity, budget, counts, assign,
+                   seg_mass, child_mass, mass_cap):
     """Algorithm 2's greedy: take (label, child) pairs in descending score,
     skipping assigned labels and children without room.  Instead of sorting
     all pairs, each label's children are sorted once and a heap holds each
     label's best remaining child (a child that lost its room never gets it
-    back, so skipping it for good is safe).  Returns the expansions used."""
+    back, so skipping it for good is safe).  Room is counted in labels
+    (``capacity``) and, when ``mass_cap`` is finite, in mass: a child takes
+    a label while its mass stays within ``mass_cap`` or while it is empty.
+    A label no child has room for is left unassigned.  Returns the
+    expansions used."""
     pref = np.empty((length, arity), dtype=np.int64)
     ptr = np.zeros(length, dtype=np.int64)
     key = np.empty(length)  # score of each label's current candidate
@@ -132,22 +137,29 @@ def _greedy_assign(scores, informed, length, arity, capacity, budget, counts, as
         r = heap[0]
         j = pref[r, ptr[r]]
         extra = _expansions(counts[j] + 1, arity) - _expansions(counts[j], arity)
-        if counts[j] + 1 <= capacity and used + extra <= budget:
+        if counts[j] + 1 <= capacity and used + extra <= budget and (
+                counts[j] == 0 or child_mass[j] + seg_mass[r] <= mass_cap):
             assign[r] = j
             counts[j] += 1
+            child_mass[j] += seg_mass[r]
             used += extra
             size -= 1
             heap[0] = heap[size]
         else:
-            ptr[r] += 1  # j is full for good; some child always has room
-            key[r] = scores[r, pref[r, ptr[r]]]
+            ptr[r] += 1  # j is full for good, for this label at least
+            if ptr[r] == arity:
+                size -= 1
+                heap[0] = heap[size]
+            else:
+                key[r] = scores[r, pref[r, ptr[r]]]
         _sift_down(heap, size, 0, key)
     return used
 
 
 @njit(cache=True, nogil=True)
 def rebuild_tree(old_children, n_labels, old_path_off, old_path_node, old_path_slot,
-                 stats_p, stats_n, log_likelihood, max_depth, exact_depth):
+                 stats_p, stats_n, log_likelihood, max_depth, exact_depth, label_mass,
+                 mass_slack):
     """AssignLabels over the whole tree.
 
     Returns ``(children, old_id)``: the new tree's children array in
@@ -161,6 +173,11 @@ def rebuild_tree(old_children, n_labels, old_path_off, old_path_node, old_path_s
     every leaf is at depth ``D`` (a lone label sits under a chain of
     one-child nodes, as the language model wants), without it a node with
     at most ``arity`` labels makes them all leaves.
+
+    With ``mass_slack > 0`` a child also takes at most ``mass_slack / arity``
+    of its parent's mass (``label_mass``, e.g. word counts) unless it holds
+    a single label: heavy labels end up in small subtrees, near-alone, as in
+    a Huffman code, while light ones fill large subtrees (see docs/lm.md).
     """
     arity = old_children.shape[1]
     labels = np.arange(n_labels, dtype=np.int64)
@@ -180,6 +197,8 @@ def rebuild_tree(old_children, n_labels, old_path_off, old_path_node, old_path_s
     old_slot = np.empty(n_labels, dtype=np.int64)
     assign = np.empty(n_labels, dtype=np.int64)
     counts = np.zeros(arity, dtype=np.int64)
+    seg_mass = np.zeros(n_labels)
+    child_mass = np.zeros(arity)
     while head < n_nodes:
         start, length, depth, old = q_start[head], q_len[head], q_depth[head], q_old[head]
         _node_scores(labels, start, length, depth, old, old_path_off, old_path_node,
@@ -198,6 +217,16 @@ def rebuild_tree(old_children, n_labels, old_path_off, old_path_node, old_path_s
                 padded += 1
             budget = (padded - arity) // (arity - 1)  # expansions available
         used = 0
+        child_mass[:] = 0.0
+        mass_cap = np.inf
+        if mass_slack > 0:
+            node_mass = 0.0
+            for r in range(length):
+                seg_mass[r] = label_mass[labels[start + r]]
+                node_mass += seg_mass[r]
+            mass_cap = mass_slack * node_mass / arity
+        else:
+            seg_mass[:length] = 0.0
         for r in range(length):
             assign[r] = -1
         # greedy over (label, child) pairs of informed labels, best first
@@ -209,28 +238,36 @@ def rebuild_tree(old_children, n_labels, old_path_off, old_path_node, old_path_s
                 n_informed += 1
         if n_informed > 0:
             used = _greedy_assign(scores, informed, length, arity, capacity, budget,
-                                  counts, assign)
-        # labels without statistics: their old slot if it has room, else the
-        # child with the fewest labels that has room
+                                  counts, assign, seg_mass, child_mass, mass_cap)
+        # labels left over (no statistics, or no room by mass): their old
+        # slot if it has room, else the child with the fewest labels that has
+        # room; room by mass first, then by labels alone
         for r in range(length):
             if assign[r] >= 0:
                 continue
             best = -1
-            j = old_slot[r]
-            if j >= 0:
-                extra = _expansions(counts[j] + 1, arity) - _expansions(counts[j], arity)
-                if counts[j] + 1 <= capacity and used + extra <= budget:
-                    best = j
-            if best < 0:
-                for j in range(arity):
+            for cap in (mass_cap, np.inf):
+                j = old_slot[r]
+                if j >= 0:
                     extra = _expansions(counts[j] + 1, arity) - _expansions(counts[j], arity)
-                    if counts[j] + 1 <= capacity and used + extra <= budget:
-                        if best < 0 or counts[j] < counts[best]:
-                            best = j
+                    if counts[j] + 1 <= capacity and used + extra <= budget and (
+                            counts[j] == 0 or child_mass[j] + seg_mass[r] <= cap):
+                        best = j
+                if best < 0:
+                    for j in range(arity):
+                        extra = _expansions(counts[j] + 1, arity) - _expansions(counts[j],
+                                                                                arity)
+                        if counts[j] + 1 <= capacity and used + extra <= budget and (
+                                counts[j] == 0 or child_mass[j] + seg_mass[r] <= cap):
+                            if best < 0 or counts[j] < counts[best]:
+                                best = j
+                if best >= 0:
+                    break
             if best < 0:
                 raise ValueError("AssignLabels: no child has room (tree too small)")
             assign[r] = best
             counts[best] += 1
+            child_mass[best] += seg_mass[r]
             used += _expansions(counts[best], arity) - _expansions(counts[best] - 1, arity)
         # regroup the segment by child (counting sort) and create children
         offsets = np.zeros(arity + 1, dtype=np.int64)
