@@ -102,32 +102,49 @@ def _sift_down(heap, size, i, key):
 
 
 @njit(cache=True, nogil=True)
+def _next_child(scores, r, arity, after):
+    """Label ``r``'s next child in its order of preference (descending
+    score, lower child first on ties) after child ``after`` (-1: its
+    first); -1 when none is left.  A scan instead of a sort: most labels
+    get one of their first few children."""
+    best = -1
+    for j in range(arity):
+        s = scores[r, j]
+        if after >= 0 and not (s < scores[r, after] or (s == scores[r, after] and j > after)):
+            continue
+        if best < 0 or s > scores[r, best]:
+            best = j
+    return best
+
+
+@njit(cache=True, nogil=True)
+def _has_room(j, r, arity, capacity, budget, used, counts, seg_mass, child_mass, mass_cap):
+    extra = _expansions(counts[j] + 1, arity) - _expansions(counts[j], arity)
+    return counts[j] + 1 <= capacity and used + extra <= budget and (
+        counts[j] == 0 or child_mass[j] + seg_mass[r] <= mass_cap)
+
+
+@njit(cache=True, nogil=True)
 def _greedy_assign(scores, informed, length, arity, capacity, budget, counts, assign,
                    seg_mass, child_mass, mass_cap):
     """Algorithm 2's greedy: take (label, child) pairs in descending score,
     skipping assigned labels and children without room.  Instead of sorting
-    all pairs, each label's children are sorted once and a heap holds each
-    label's best remaining child (a child that lost its room never gets it
-    back, so skipping it for good is safe).  Room is counted in labels
-    (``capacity``) and, when ``mass_cap`` is finite, in mass: a child takes
-    a label while its mass stays within ``mass_cap`` or while it is empty.
-    A label no child has room for is left unassigned.  Returns the
-    expansions used."""
-    pref = np.empty((length, arity), dtype=np.int64)
-    ptr = np.zeros(length, dtype=np.int64)
-    key = np.empty(length)  # score of each label's current candidate
+    all pairs, a heap holds each label's best remaining child; a child
+    without room for a label never gets room back (counts, mass and
+    expansions only grow), so the label moves past it for good.  Room is
+    counted in labels (``capacity``) and, when ``mass_cap`` is finite, in
+    mass: a child takes a label while its mass stays within ``mass_cap`` or
+    while it is empty.  A label no child has room for is left unassigned.
+    Returns the expansions used."""
+    cand = np.empty(length, dtype=np.int64)  # each label's current candidate child
+    key = np.empty(length)  # its score
     heap = np.empty(length, dtype=np.int64)
     size = 0
     for r in range(length):
         if not informed[r]:
             continue
-        for j in range(arity):  # insertion sort, stable, by descending score
-            k = j - 1
-            while k >= 0 and scores[r, pref[r, k]] < scores[r, j]:
-                pref[r, k + 1] = pref[r, k]
-                k -= 1
-            pref[r, k + 1] = j
-        key[r] = scores[r, pref[r, 0]]
+        cand[r] = _next_child(scores, r, arity, -1)
+        key[r] = scores[r, cand[r]]
         heap[size] = r
         size += 1
     for i in range(size // 2 - 1, -1, -1):
@@ -135,23 +152,26 @@ def _greedy_assign(scores, informed, length, arity, capacity, budget, counts, as
     used = 0
     while size > 0:
         r = heap[0]
-        j = pref[r, ptr[r]]
-        extra = _expansions(counts[j] + 1, arity) - _expansions(counts[j], arity)
-        if counts[j] + 1 <= capacity and used + extra <= budget and (
-                counts[j] == 0 or child_mass[j] + seg_mass[r] <= mass_cap):
+        j = cand[r]
+        if _has_room(j, r, arity, capacity, budget, used, counts, seg_mass, child_mass,
+                     mass_cap):
             assign[r] = j
             counts[j] += 1
             child_mass[j] += seg_mass[r]
-            used += extra
+            used += _expansions(counts[j], arity) - _expansions(counts[j] - 1, arity)
             size -= 1
             heap[0] = heap[size]
         else:
-            ptr[r] += 1  # j is full for good, for this label at least
-            if ptr[r] == arity:
+            j = _next_child(scores, r, arity, j)
+            while j >= 0 and not _has_room(j, r, arity, capacity, budget, used, counts,
+                                           seg_mass, child_mass, mass_cap):
+                j = _next_child(scores, r, arity, j)
+            if j < 0:
                 size -= 1
                 heap[0] = heap[size]
             else:
-                key[r] = scores[r, pref[r, ptr[r]]]
+                cand[r] = j
+                key[r] = scores[r, j]
         _sift_down(heap, size, 0, key)
     return used
 
