@@ -154,6 +154,7 @@ class LMSession:
         self.engines = [m.engine(self.B) for _ in range(self.n_threads)]
         self.learn_tree = m.is_tree and args.tree == "learned" and args.treeUpdates > 0
         self.stats_p = self.stats_n = None
+        self.carried_p = self.carried_n = None  # rebuild's buffer (see _rebuild)
         if self.learn_tree:
             self._reset_stats()
         self.progress = np.zeros(self.n_threads, dtype=np.int64)
@@ -287,8 +288,13 @@ class LMSession:
         t0 = time.perf_counter()
         m = self.model
         old = m.tree
-        sum_p = self.stats_p.sum(axis=0)
-        sum_n = self.stats_n.sum(axis=0)
+        # summed in place into thread 0's slot, and carried into a buffer kept
+        # between rebuilds: at arity 256 these arrays are 139 MB each, and
+        # fresh ones cost more in page faults than AssignLabels itself
+        sum_p, sum_n = self.stats_p[0], self.stats_n[0]
+        for t in range(1, self.n_threads):
+            sum_p += self.stats_p[t]
+            sum_n += self.stats_n[t]
         new, old_id = assign_labels(old, sum_p, sum_n, gradient="ll",
                                     max_depth=self.args.depth,
                                     label_mass=m.vocab.counts.astype(np.float64),
@@ -299,15 +305,19 @@ class LMSession:
             move_leaf_rows(W, m.W, old, new)
             move_leaf_rows(acc, self.acc["W"], old, new)
         m.W, self.acc["W"] = W, acc
-        new_p = np.zeros((len(new.path_node), new.arity))
-        new_n = np.zeros(len(new.path_node))
+        shape = (len(new.path_node), new.arity)
+        if self.carried_p is None or self.carried_p.shape != shape:
+            self.carried_p, self.carried_n = np.zeros(shape), np.zeros(shape[0])
+        else:
+            self.carried_p[:] = 0.0
+            self.carried_n[:] = 0.0
         self.moved = carry_statistics(old.path_off, old.path_node, old.path_slot,
                                       new.path_off, new.path_node, new.path_slot, old_id,
-                                      sum_p, sum_n, new_p, new_n)
+                                      sum_p, sum_n, self.carried_p, self.carried_n)
         m.tree = new
         self._reset_stats()
-        self.stats_p[0] = new_p  # the carried sum lives in thread 0's slot
-        self.stats_n[0] = new_n
+        self.stats_p[0] = self.carried_p  # the carried sum lives in thread 0's slot
+        self.stats_n[0] = self.carried_n
         dt = time.perf_counter() - t0
         self.rebuild_seconds += dt
         self.train_seconds += dt
