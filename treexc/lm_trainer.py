@@ -289,7 +289,7 @@ class LMSession:
         m = self.model
         old = m.tree
         # summed in place into thread 0's slot, and carried into a buffer kept
-        # between rebuilds: at arity 256 these arrays are 139 MB each, and
+        # between rebuilds: at arity 256 over 34K words they are 139 MB each, and
         # fresh ones cost more in page faults than AssignLabels itself
         sum_p, sum_n = self.stats_p[0], self.stats_n[0]
         for t in range(1, self.n_threads):
