@@ -193,6 +193,36 @@ def within(a, b, tol=0.01):
     return f"NO ({abs(a - b):.3f} {'higher' if a > b else 'lower'})"
 
 
+# -- data files --------------------------------------------------------------------
+
+class DataFiles:
+    """Data files unpacked on first use (``--data`` into ``--unpacked``), and
+    each data set's (train, eval) pair, cut to its first lines with
+    ``--quick``."""
+
+    def __init__(self, opts, work):
+        self.opts = opts
+        self.work = work
+        self.sliced = {}  # data set name -> (train, eval) with --quick
+
+    def file(self, rel):
+        path = Path(self.opts.unpacked) / rel
+        if not path.exists():
+            unpack(Path(self.opts.data), Path(self.opts.unpacked), rel)
+        return path
+
+    def split(self, name, ds):
+        """(train, eval) paths of data set ``ds`` called ``name``."""
+        train, evalf = self.file(ds.train), self.file(ds.eval)
+        if not self.opts.quick:
+            return train, evalf
+        if name not in self.sliced:
+            n_train, n_eval = ds.quick_lines
+            self.sliced[name] = (head(train, self.work / f"{name}-quick.train.txt", n_train),
+                                 head(evalf, self.work / f"{name}-quick.eval.txt", n_eval))
+        return self.sliced[name]
+
+
 # -- the benchmark ---------------------------------------------------------------
 
 class Bench:
@@ -205,26 +235,10 @@ class Bench:
         self.treexc_runs = {}    # (data set, loss) -> median figures
         self.fasttext_runs = {}
         self.warm = False
-        self.sliced = {}         # data set -> (train, eval) with --quick
-
-    # data files
-    def data_file(self, rel):
-        path = Path(self.opts.unpacked) / rel
-        if not path.exists():
-            unpack(Path(self.opts.data), Path(self.opts.unpacked), rel)
-        return path
+        self.data = DataFiles(opts, self.work)
 
     def files(self, name):
-        """(train, eval) paths of a data set; slices of them with --quick."""
-        ds = DATA_SETS[name]
-        train, evalf = self.data_file(ds.train), self.data_file(ds.eval)
-        if not self.quick:
-            return train, evalf
-        if name not in self.sliced:
-            n_train, n_eval = ds.quick_lines
-            self.sliced[name] = (head(train, self.work / f"{name}-quick.train.txt", n_train),
-                                 head(evalf, self.work / f"{name}-quick.eval.txt", n_eval))
-        return self.sliced[name]
+        return self.data.split(name, DATA_SETS[name])
 
     def flags(self, name, loss):
         ds = DATA_SETS[name]
@@ -232,7 +246,7 @@ class Bench:
 
     # warming the compile cache
     def tiny_file(self):
-        return head(self.data_file(COOKING.train), self.work / "tiny.txt", 300)
+        return head(self.data.file(COOKING.train), self.work / "tiny.txt", 300)
 
     def warm_cache(self):
         """Compile (or load from the cache) every kernel the cases use, so that

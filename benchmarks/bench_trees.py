@@ -42,8 +42,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 # subprocess timing and small helpers shared with the classifier benchmark
-from bench_classify import (environment, flag_list, head, median_of,  # noqa: E402
-                            parse_options, parse_p1, run, unpack)
+from bench_classify import (DataFiles, environment, flag_list, head,  # noqa: E402
+                            median_of, parse_options, parse_p1, run)
 
 REPO = Path(__file__).resolve().parent.parent
 PYTHON = sys.executable
@@ -153,27 +153,11 @@ class Bench:
         self.sections = []
         self.treexc_runs = {}     # (data set, Model, dim) -> median figures
         self.fasttext_runs = {}   # (data set, loss, dim) -> median figures
-        self.sliced = {}
+        self.data = DataFiles(opts, self.work)
         self.warm = False
 
-    # data
-    def data_file(self, rel):
-        path = Path(self.opts.unpacked) / rel
-        if not path.exists():
-            unpack(Path(self.opts.data), Path(self.opts.unpacked), rel)
-        return path
-
     def files(self, ds):
-        """(train, eval) paths; with --quick, the first lines of each."""
-        train, evalf = self.data_file(ds.train), self.data_file(ds.eval)
-        if not self.quick:
-            return train, evalf
-        if ds.name not in self.sliced:
-            n_train, n_eval = ds.quick_lines
-            self.sliced[ds.name] = (
-                head(train, self.work / f"{ds.name}-quick.train.txt", n_train),
-                head(evalf, self.work / f"{ds.name}-quick.eval.txt", n_eval))
-        return self.sliced[ds.name]
+        return self.data.split(ds.name, ds)
 
     def flags(self, ds, dim=None):
         f = {**ds.flags, **(ds.quick_flags if self.quick else {})}
@@ -189,7 +173,7 @@ class Bench:
         command: training of each loss, tree rebuilds, test, dump-tree."""
         if self.warm:
             return
-        tiny = head(self.data_file(GUTENBERG.train), self.work / "tiny.txt", 400)
+        tiny = head(self.data.file(GUTENBERG.train), self.work / "tiny.txt", 400)
         for model in (BINARY, HUFFMAN[5], LEARNED[5]):
             out = self.work / "warm"
             run([TREEXC, "supervised", "-input", str(tiny), "-output", str(out),
@@ -355,7 +339,7 @@ class Bench:
 
     def case_siblings(self):
         ds = GUTENBERG
-        authors = read_authors(self.data_file(LABELS_TSV))
+        authors = read_authors(self.data.file(LABELS_TSV))
         rng = np.random.default_rng(12345)
         rows, excerpts, dumps = [], [], {}
         for model in (LEARNED[20], HUFFMAN[20]):
@@ -393,7 +377,7 @@ class Bench:
                   f"({len({authors.get(x) for x in leaves})} authors of the {len(leaves)} "
                   f"books that are labels of the models); models: "
                   f"`{self.flags_text(ds)}`, d = {self.flags(ds)['dim']}, M = 20.", ""]
-        titles = read_titles(self.data_file(LABELS_TSV))
+        titles = read_titles(self.data.file(LABELS_TSV))
         for model, text, groups, report in excerpts:
             dump_file, _ = dumps[model]
             lines += [f"### {model.name}: `treexc dump-tree model.bin -input test.txt -top 3`",

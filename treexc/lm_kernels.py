@@ -19,7 +19,7 @@ Shapes (``d`` = dimension, ``T`` = context size, ``B`` = batch size,
 import numpy as np
 from numba import njit
 
-from .text_kernels import fnv_hash, is_separator, table_find
+from .text_kernels import fnv_hash, next_token, table_find
 from .vector_kernels import node_probabilities
 
 
@@ -36,49 +36,36 @@ def encode_stream(buf, slots, entry_hash, entry_off, entry_len, pool, vocab_of_e
     to model ids (-1: too rare, becomes ``unk_id``).  Returns int32 ids.
     """
     n = len(buf)
-    count = 0
-    i = 0
-    in_line = False
-    while i < n:  # first pass: size the output
-        c = buf[i]
-        if c == 10:
-            count += 1
-            in_line = False
-            i += 1
-        elif is_separator(c):
-            i += 1
-        else:
-            in_line = True
-            while i < n and not is_separator(buf[i]):
-                i += 1
-            count += 1
-    if in_line:
-        count += 1
-    out = np.empty(count, dtype=np.int32)
-    k = 0
-    i = 0
-    in_line = False
-    while i < n:
-        c = buf[i]
-        if c == 10:
-            out[k] = eos_id
+    out = np.empty(0, dtype=np.int32)
+    for write in (False, True):  # first pass: size the output
+        k = 0
+        i = 0
+        in_line = False
+        while True:
+            start, end = next_token(buf, i)
+            if start == n:
+                break
+            if start == end:  # newline
+                if write:
+                    out[k] = eos_id
+                in_line = False
+                i = end + 1
+            else:
+                if write:
+                    h = fnv_hash(buf, start, end)
+                    e = table_find(slots, entry_hash, entry_off, entry_len, pool, buf,
+                                   start, end, h)
+                    w = vocab_of_entry[e] if e >= 0 else -1
+                    out[k] = w if w >= 0 else unk_id
+                in_line = True
+                i = end
             k += 1
-            in_line = False
-            i += 1
-        elif is_separator(c):
-            i += 1
-        else:
-            in_line = True
-            start = i
-            while i < n and not is_separator(buf[i]):
-                i += 1
-            h = fnv_hash(buf, start, i)
-            e = table_find(slots, entry_hash, entry_off, entry_len, pool, buf, start, i, h)
-            w = vocab_of_entry[e] if e >= 0 else -1
-            out[k] = w if w >= 0 else unk_id
+        if in_line:
+            if write:
+                out[k] = eos_id
             k += 1
-    if in_line:
-        out[k] = eos_id
+        if not write:
+            out = np.empty(k, dtype=np.int32)
     return out
 
 

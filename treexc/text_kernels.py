@@ -46,6 +46,21 @@ def is_separator(c):
 
 
 @njit(cache=True, nogil=True, inline="always")
+def next_token(buf, i):
+    """The next token at or after byte ``i``, skipping separators other than
+    the newline: ``(start, end)`` of a word, ``(p, p)`` for a newline at
+    ``p`` (the ``</s>`` token), ``(len(buf), len(buf))`` at the end."""
+    n = len(buf)
+    while i < n and buf[i] != 10 and is_separator(buf[i]):
+        i += 1
+    end = i
+    if i < n and buf[i] != 10:
+        while end < n and not is_separator(buf[end]):
+            end += 1
+    return i, end
+
+
+@njit(cache=True, nogil=True, inline="always")
 def fnv_hash(buf, start, end):
     """fastText's 32-bit hash of ``buf[start:end]`` (returned as uint64)."""
     h = np.uint64(2166136261)
@@ -129,19 +144,16 @@ def _count_until_full(buf, i, slots, entry_off, entry_len, entry_hash, entry_cou
     n_entries, pool_used, n_lines, max_len = state[0], state[1], state[2], state[3]
     n = len(buf)
     while i < n:
-        c = buf[i]
-        if c == 10:
+        start, end = next_token(buf, i)
+        if start == n:
+            i = n
+            break
+        if start == end:  # newline
             entry_count[0] += 1
             n_lines += 1
-            i += 1
+            i = end + 1
             continue
-        if is_separator(c):
-            i += 1
-            continue
-        start = i
-        end = i
-        while end < n and not is_separator(buf[end]):
-            end += 1
+        i = start  # where the caller resumes if an array must grow
         h = fnv_hash(buf, start, end)
         e = table_find(slots, entry_hash, entry_off, entry_len, pool, buf, start, end, h)
         if e < 0:
