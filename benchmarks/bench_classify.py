@@ -600,6 +600,19 @@ def parse_options(doc, cases, results_name, results_help=""):
     return opts
 
 
+def write_report(title, opts, env_lines, sections):
+    """Write (and print) the results file: the title, the environment with
+    the load average at the end, every section.  Returns its path."""
+    env_lines = env_lines + [f"load average at end {os.getloadavg()[0]:.2f}"]
+    text = (f"# {title}\n\n" + "".join(f"- {line}\n" for line in env_lines) + "\n"
+            + "\n".join(s.markdown() for s in sections))
+    results = Path(opts.results)
+    results.parent.mkdir(parents=True, exist_ok=True)
+    results.write_text(text)
+    print(text)
+    return results
+
+
 def main():
     opts = parse_options(__doc__, CASES, "classify.md")
 
@@ -612,14 +625,8 @@ def main():
             print(f"[bench] models kept in {bench.work}", file=sys.stderr)
         else:
             bench.cleanup()
-    env_lines.append(f"load average at end {os.getloadavg()[0]:.2f}")
-    text = ("# treexc vs fastText 0.9.2: classification benchmark\n\n"
-            + "".join(f"- {line}\n" for line in env_lines) + "\n"
-            + "\n".join(s.markdown() for s in bench.sections))
-    results = Path(opts.results)
-    results.parent.mkdir(parents=True, exist_ok=True)
-    results.write_text(text)
-    print(text)
+    results = write_report("treexc vs fastText 0.9.2: classification benchmark", opts,
+                           env_lines, bench.sections)
     print(f"[bench] written to {results}", file=sys.stderr)
     return 1 if failed else 0
 

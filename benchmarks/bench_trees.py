@@ -27,7 +27,6 @@ The tables go to stdout and to bench-results/trees.md.
 """
 
 import json
-import os
 import shutil
 import statistics
 import sys
@@ -43,7 +42,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 # subprocess timing and small helpers shared with the classifier benchmark
 from bench_classify import (DataFiles, environment, flag_list, head,  # noqa: E402
-                            median_of, parse_options, parse_p1, run)
+                            median_of, parse_options, parse_p1, run, write_report)
 
 REPO = Path(__file__).resolve().parent.parent
 PYTHON = sys.executable
@@ -536,15 +535,10 @@ def main():
             log(f"models kept in {bench.work}")
         else:
             bench.cleanup()
-    env_lines.append(f"load average at end {os.getloadavg()[0]:.2f}")
-    text = ("# treexc learned trees vs fastText 0.9.2\n\n"
-            + "".join(f"- {line}\n" for line in env_lines) + "\n"
-            + "\n".join(s.markdown() for s in bench.sections))
-    results = Path(opts.results)
-    results.write_text(text)
+    results = write_report("treexc learned trees vs fastText 0.9.2", opts, env_lines,
+                           bench.sections)
     for dump_file, dump_text in getattr(bench, "dumps", {}).values():
         dump_file.write_text(dump_text)
-    print(text)
     log(f"written to {results}")
     return 1 if failed else 0
 
