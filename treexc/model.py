@@ -9,10 +9,11 @@ import threading
 import numpy as np
 
 from . import modelfile
-from .args import SHAPE_OPTIONS, default_threads, from_dict, to_dict, validate
+from .args import SHAPE_OPTIONS, Args, default_threads, to_dict, validate
 from .dictionary import Dictionary
 from .errors import TreexcError
-from .textio import read_text
+from .subword_kernels import word_vectors as subword_vectors
+from .textio import read_text, to_bytes
 from .tree import Tree
 from .vector_kernels import LOSS_NS, LOSS_OVA, LOSS_TREE
 
@@ -95,7 +96,7 @@ class Model:
             if "\n" in line:
                 raise TreexcError("predict processes one line at a time; "
                                   "remove the newline characters")
-        raw = "".join(line + "\n" for line in lines).encode("utf-8")
+        raw = "".join(line + "\n" for line in lines).encode("utf-8", "surrogateescape")
         corpus = self.encode_text(np.frombuffer(raw, dtype=np.uint8))
         labels, scores, counts = self.predict_corpus(corpus, k, threshold)
         names = self.get_labels()
@@ -130,39 +131,49 @@ class Model:
 
     # -- vectors -------------------------------------------------------------
     def get_word_vector(self, word):
-        """fastText's word vector: the mean of the rows of the word and its
-        character n-grams (just the word's row without ``-maxn``)."""
-        data = np.frombuffer(word.encode("utf-8") + b"\n", dtype=np.uint8)
-        corpus = self.dictionary.encode(data)
-        rows = corpus.feats[corpus.feat_off[0]:corpus.feat_off[1]]
-        eos = self.dictionary.eos_id()
-        rows = rows[rows != eos] if word != "</s>" else rows
-        if len(rows) == 0:
-            return np.zeros(self.args.dim, dtype=np.float32)
-        return self.w_in[rows].mean(axis=0, dtype=np.float32)
+        """fastText's word vector: the mean of the input rows of the word
+        (when it is in the vocabulary) and of its character n-grams (with
+        ``-maxn``); never word n-grams.  Zeros for an unknown word without
+        ``-maxn``.  The whole string is one word, as for fastText."""
+        raw = to_bytes(word)  # str of textio.to_str: its bytes back
+        # writable arrays of the pool's types: the kernel compiles once for both
+        return self._word_vectors(np.frombuffer(bytearray(raw), dtype=np.uint8),
+                                  np.zeros(1, np.int64), np.array([len(raw)], np.int32),
+                                  np.array([self.dictionary.word_id(raw)], np.int64))[0]
+
+    def word_vectors(self):
+        """Vectors of all vocabulary words, in vocabulary order (the rows of
+        the ``.vec`` file)."""
+        d = self.dictionary
+        n = d.nwords
+        if self.args.maxn == 0:  # each word's own row
+            return np.array(self.w_in[:n], dtype=np.float32)
+        return self._word_vectors(d.pool, d.entry_off[:n], d.entry_len[:n],
+                                  np.arange(n, dtype=np.int64))
+
+    def _word_vectors(self, buf, word_off, word_len, word_ids):
+        out = np.zeros((len(word_off), self.args.dim), dtype=np.float32)
+        subword_vectors(buf, word_off, word_len, word_ids, self.w_in, self.dictionary.nwords,
+                        self.args.minn, self.args.maxn, self.args.bucket, out)
+        return out
 
     def get_sentence_vector(self, text):
-        """The hidden vector of a line, as used for classification."""
-        return self.sentence_vector(np.frombuffer(text.encode("utf-8") + b"\n",
-                                                  dtype=np.uint8))
+        """The hidden vector of a line, as used for classification: the mean
+        of its words', character and word n-grams' and ``</s>``'s rows."""
+        raw = to_bytes(text) + b"\n"  # str of textio.to_str: its bytes back
+        return self.sentence_vector(np.frombuffer(raw, dtype=np.uint8))
 
     def sentence_vector(self, data):
         """The hidden vector of one line of checked text (``uint8`` array).
         Without a final newline the line has no ``</s>``, like the last line
         of a file for fastText."""
         corpus = self.dictionary.encode(data)
+        if corpus.n_lines == 0:  # no bytes at all
+            return np.zeros(self.args.dim, dtype=np.float32)
         rows = corpus.feats[corpus.feat_off[0]:corpus.feat_off[1]]
         if len(rows) == 0:
             return np.zeros(self.args.dim, dtype=np.float32)
         return self.w_in[rows].mean(axis=0, dtype=np.float32)
-
-    def word_vectors(self):
-        """Vectors of all vocabulary words, in vocabulary order."""
-        n = self.dictionary.nwords
-        if self.args.maxn == 0:
-            return np.asarray(self.w_in[:n])
-        return np.stack([self.get_word_vector(w) for w in self.get_words()]) if n else \
-            np.zeros((0, self.args.dim), np.float32)
 
     # -- tree (for dump-tree) -------------------------------------------------
     def tree_label_names(self):
@@ -203,43 +214,61 @@ class Model:
 
 
 def load_model(path):
-    header, a = modelfile.load(path)
+    """A classifier from ``path``, every part of the file checked first
+    (the kernels trust their arrays: a bad index would read out of bounds)."""
+    header, a = modelfile.load(path, mapped=("w_in", "w_out"))
     kind = header.get("kind")
     if kind != MODEL_KIND:
+        kind = str(kind)[:40]
         raise TreexcError(f"{path}: this is a '{kind}' model, not a classifier")
     try:
-        args = validate(from_dict(header["args"]))
-        missing = [name for name in SHAPE_OPTIONS if name not in header["args"]]
+        saved = header["args"]
+        args = validate(modelfile.options(Args, saved))
+        missing = [name for name in SHAPE_OPTIONS if name not in saved]
         if missing:
             raise KeyError(missing[0])
-        dictionary = Dictionary(a["pool"], a["entry_off"], a["entry_len"], a["counts"],
-                                header["nwords"], args.label, args.wordNgrams,
-                                args.bucket, args.minn, args.maxn)
+        nwords, has_tree = header["nwords"], header["has_tree"]
+        if type(nwords) is not int or type(has_tree) is not bool:
+            raise TypeError("nwords or has_tree")
+        # index arrays are in memory (never mapped); weights may be mapped
+        dictionary = Dictionary(modelfile.array(a, "pool", "u1", 1),
+                                modelfile.array(a, "entry_off", "<i8", 1),
+                                modelfile.array(a, "entry_len", "<i4", 1),
+                                modelfile.array(a, "counts", "<i8", 1),
+                                nwords, args.label, args.wordNgrams, args.bucket,
+                                args.minn, args.maxn)
         _check_dictionary(dictionary)
-        tree = Tree(np.asarray(a["children"]), dictionary.nlabels) if header["has_tree"] \
-            else None
-        w_in, w_out = a["w_in"], a["w_out"]
+        tree = None
+        if has_tree:
+            children = modelfile.array(a, "children", "<i4", 2)
+            modelfile.check_tree(children, dictionary.nlabels)
+            tree = Tree(children, dictionary.nlabels)
+        w_in = modelfile.array(a, "w_in", "<f4", 2)
+        w_out = modelfile.array(a, "w_out", "<f4", 2)
+        expected_out = (tree.n_internal * tree.arity) if tree is not None \
+            else dictionary.nlabels
+        if (w_in.shape[1] != args.dim or w_out.shape != (expected_out, args.dim)
+                or w_in.shape[0] != dictionary.nwords + args.bucket
+                or w_in.shape[0] >= 2 ** 31  # feature ids are int32
+                or (tree is None) != (args.loss in ("ova", "ns"))):
+            raise TreexcError("matrix shapes do not match")
+        modelfile.check_weights("w_in", w_in)
+        modelfile.check_weights("w_out", w_out)
     except KeyError as e:
         raise TreexcError(f"{path}: corrupt model (missing {e})") from None
-    except (TypeError, ValueError, AttributeError):
+    except (TypeError, AttributeError):
         raise TreexcError(f"{path}: corrupt model header") from None
-    except TreexcError as e:  # a bad option or tree: name the file
+    except (ValueError, TreexcError) as e:  # a bad option, array or tree: name the file
         raise TreexcError(f"{path}: corrupt model ({e})") from None
-    expected_out = (tree.n_internal * tree.arity) if tree is not None else dictionary.nlabels
-    if (w_in.ndim != 2 or w_out.ndim != 2 or w_in.shape[1] != args.dim
-            or w_out.shape != (expected_out, args.dim)
-            or w_in.shape[0] != dictionary.nwords + args.bucket
-            or w_in.dtype != np.float32 or w_out.dtype != np.float32
-            or (tree is None) != (args.loss in ("ova", "ns"))):
-        raise TreexcError(f"{path}: corrupt model (matrix shapes do not match)")
     return Model(args, dictionary, tree, w_in, w_out)
 
 
 def _check_dictionary(d):
-    """Entries must lie inside the pool: the kernels do not check bounds."""
-    n = len(d.entry_off)
-    if (len(d.entry_len) != n or len(d.counts) != n or not 0 <= d.nwords <= n
-            or (n and ((d.entry_off < 0).any() or (d.entry_len < 0).any()
-                       or (d.entry_off + d.entry_len > len(d.pool)).any()))):
-        raise ValueError("dictionary arrays")
-
+    """Entries must lie inside the pool (the kernels do not check bounds),
+    once each (duplicates would make the hash table quadratic to build),
+    and a model has labels to predict."""
+    modelfile.check_entries(d.pool, d.entry_off, d.entry_len, d.counts)
+    if not 0 <= d.nwords < len(d.entry_off):
+        raise ValueError(f"nwords {d.nwords} with {len(d.entry_off)} entries and no label")
+    # the table built while checking is the one the dictionary keeps
+    d._table = modelfile.check_duplicates(d.entry_off, d.entry_len, d.pool)
