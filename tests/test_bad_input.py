@@ -4,6 +4,7 @@ file (and line), exit status 1, no traceback, and no output file."""
 import gzip
 import os
 
+import numpy as np
 import pytest
 
 import treexc
@@ -87,39 +88,73 @@ def test_labels_below_min_count(folder):
     train_fails(folder, path, f"{path}: no label occurs", extra=["-minCountLabel", "100"])
 
 
+def trains_with_warning(folder, input_path, warning, input=None):
+    """``supervised`` succeeds and prints exactly ``warning`` on stderr;
+    returns the model."""
+    result = run(["supervised", "-input", input_path, "-output", folder / "model"] + FAST,
+                 input=input)
+    assert result.exit_code == 0, result.output
+    assert result.stderr == f"treexc: warning: {warning}\n"
+    return treexc.load_model(str(folder / "model.bin"))
+
+
 def test_only_labels(folder):
     path = write(folder, "onlylabels.txt", b"__label__a\n__label__b __label__c\n")
-    train_fails(folder, path, f"{path}: line 1: labels but no words")
+    train_fails(folder, path, f"{path}: no line has both labels and words; 2 line(s) "
+                "with labels but no words (first: line 1)")
     path = write(folder, "onelabel.txt", b"__label__a __label__b")  # no newline: no </s>
     train_fails(folder, path, f"{path}: no words found")
 
 
-def test_line_with_labels_and_no_words(folder):
-    data = b"__label__a ball goal\n__label__b bread\n__label__a  \t\n__label__b cheese\n"
+def test_line_with_labels_and_no_words_is_skipped(folder):
+    data = (b"__label__a ball goal\n__label__b bread\n__label__a  \t\n__label__b cheese\n"
+            b"__label__c\n") * 3
     path = write(folder, "bare.txt", data)
-    train_fails(folder, path, f"{path}: line 3: labels but no words")
+    model = trains_with_warning(
+        folder, path, f"{path}: 6 line(s) with labels but no words (first: line 3) skipped")
+    assert model.get_labels() == ["__label__a", "__label__b", "__label__c"]
 
 
-def test_nul_bytes(folder):
-    path = write(folder, "binary.txt", b"__label__a ball\n__label__b x\x00\x01\x02\xff\n")
-    train_fails(folder, path, f"{path}: line 2: NUL byte")
+def test_nul_bytes_separate_tokens(folder):
+    # NUL is a token separator, as in fastText's readWord (see test_text)
+    path = write(folder, "nul.txt", GOOD.replace("ball goal", "ball\0goal").encode())
+    model = trains_with_warning(folder, path, f"{path}: 5 line(s) with NUL bytes (first: "
+                                "line 1), NUL read as a token separator as fastText does")
+    assert sorted(model.get_words()) == sorted(["</s>", "ball", "goal", "bread", "cheese"])
 
 
 def test_binary_garbage(folder):
     data = bytes(range(256)) * 20
     path = write(folder, "garbage.bin", data)
-    train_fails(folder, path, f"{path}: line 1:")
+    result = run(["supervised", "-input", path, "-output", folder / "model"] + FAST)
+    assert result.exit_code == 1
+    # what the bytes hold, then why nothing can be trained
+    assert result.stderr.splitlines() == [
+        f"treexc: warning: {path}: 20 line(s) with invalid UTF-8 (first: line 2), read as "
+        "the bytes they are; 20 line(s) with NUL bytes (first: line 1), NUL read as a "
+        "token separator as fastText does",
+        f"treexc: {path}: no labels found (labels are words starting with '__label__', "
+        "e.g. '__label__sport some text')"]
+    assert not (folder / "model.bin").exists()
 
 
-def test_invalid_utf8(folder):
+def test_invalid_utf8_is_kept_as_bytes(folder):
     data = "__label__a ball\n__label__b héllo\n\n".encode() + b"__label__a caf\xe9 x\n"
-    path = write(folder, "latin1.txt", data)
-    train_fails(folder, path, f"{path}: line 4: invalid UTF-8", "0xe9")
+    path = write(folder, "latin1.txt", data * 2)
+    model = trains_with_warning(folder, path, f"{path}: 2 line(s) with invalid UTF-8 "
+                                "(first: line 4), read as the bytes they are")
+    assert "caf\udce9" in model.get_words()  # surrogateescape: the byte 0xe9
+    # the .vec file has the word's own bytes, as fastText writes it
+    vec = (folder / "model.vec").read_bytes()
+    assert b"\ncaf\xe9 " in vec and "\nhéllo ".encode() in vec
+    # the Python API takes the word back
+    assert model.get_word_vector("caf\udce9").any()
 
 
 def test_truncated_utf8_at_end_of_file(folder):
     path = write(folder, "cut.txt", GOOD.encode() + "__label__a é".encode()[:-1])
-    train_fails(folder, path, f"{path}: line 11: invalid UTF-8")
+    trains_with_warning(folder, path, f"{path}: 1 line(s) with invalid UTF-8 (first: "
+                        "line 11), read as the bytes they are")
 
 
 def test_damaged_gzip(folder):
@@ -128,9 +163,31 @@ def test_damaged_gzip(folder):
     train_fails(folder, path, f"{path}: damaged or truncated gzip")
 
 
-def test_bad_stdin(folder):
-    train_fails(folder, "-", "standard input: line 2: invalid UTF-8",
-                input=b"__label__a x\n__label__b \xff\n")
+def test_bad_bytes_on_stdin(folder):
+    trains_with_warning(folder, "-", "standard input: 1 line(s) with invalid UTF-8 "
+                        "(first: line 12), read as the bytes they are",
+                        input=GOOD.encode() + b"__label__a x\n__label__b \xff\n")
+
+
+def test_pretrained_vectors_with_label_tokens(folder):
+    """fastText adds a .vec file's label tokens to its dictionary as new
+    labels; treexc skips them: labels stay labels, never input words."""
+    vec = write(folder, "pre.vec", b"4 4\nball 1 2 3 4\n__label__a 1 1 1 1\n"
+                b"__label__z 2 2 2 2\ncaf\xe9 0 0 0 1\n")
+    result = run(["supervised", "-input", folder / "good.txt", "-output", folder / "model",
+                  "-pretrainedVectors", vec] + FAST)
+    assert result.exit_code == 0, result.output
+    assert result.stderr.splitlines() == [
+        f"treexc: warning: {vec}: 1 line(s) with invalid UTF-8 (first: line 5), read as "
+        "the bytes they are",
+        f"treexc: warning: {vec}: 2 vector(s) of label tokens (words starting with "
+        "'__label__', first: line 3) skipped: labels are not input words"]
+    model = treexc.load_model(str(folder / "model.bin"))
+    assert model.get_labels() == ["__label__a", "__label__b"]
+    assert sorted(model.get_words()) == sorted(
+        ["</s>", "ball", "goal", "bread", "cheese", "caf\udce9"])
+    # the training lines' labels are still read as labels
+    assert model.test(str(folder / "good.txt"))[0] == 10
 
 
 # -- output -------------------------------------------------------------------------------
@@ -224,10 +281,16 @@ def test_missing_and_bad_files(model_path, folder, command):
     user_error([command, model_path, folder], f"{folder}: is a directory")
     inside = folder / "good.txt" / "x.txt"
     user_error([command, model_path, inside], f"{inside}:")
-    bad = write(folder, "bad.txt", b"__label__a ball\n\n__label__b \xc3(\n")
-    user_error([command, model_path, bad], f"{bad}: line 3: invalid UTF-8")
-    nul = write(folder, "nul.txt", b"ball\x00\n")
-    user_error([command, model_path, nul], f"{nul}: line 1: NUL byte")
+    # bad bytes are read as they are, with one warning
+    bad = write(folder, "bad.txt", b"__label__a ball\n\n__label__b \xc3(\x00x\n")
+    result = run([command, model_path, bad])
+    assert result.exit_code == 0
+    assert result.stderr == (
+        f"treexc: warning: {bad}: 1 line(s) with invalid UTF-8 (first: line 3), read as "
+        "the bytes they are; 1 line(s) with NUL bytes (first: line 3), NUL read as a "
+        "token separator as fastText does\n")
+    if command.startswith("predict"):
+        assert result.stdout.count("\n") == 3
 
 
 def test_vector_and_dump_commands_with_bad_model(folder):
@@ -237,23 +300,94 @@ def test_vector_and_dump_commands_with_bad_model(folder):
         user_error(args, f"{missing}: no such model file", input="x\n")
 
 
-@pytest.mark.parametrize("command", ["print-word-vectors", "print-sentence-vectors"])
-def test_bad_stdin_for_vectors(model_path, command):
-    user_error([command, model_path], "standard input: line 2: invalid UTF-8",
-               input=b"ball\nbr\xffead\n")
+def test_bad_bytes_on_stdin_for_vectors(model_path):
+    # a word is its bytes: the vector of b"br\xffead" is that of any unknown word
+    out = ok(["print-word-vectors", model_path], input=b"ball\nbr\xffead\x1b\n").stdout_bytes
+    lines = out.split(b"\n")
+    assert len(lines) == 3 and lines[0].startswith(b"ball ")
+    assert lines[1] == b"br\xffead\\x1b " + b"0 " * 4  # control bytes escaped
+    model = treexc.load_model(str(model_path))
+    out = ok(["print-sentence-vectors", model_path],
+             input=b"ball\x00goal\n\xff\n").stdout.splitlines()
+    assert out[0] == " ".join(f"{x:.5g}" for x in model.get_sentence_vector("ball goal")) + " "
+    assert out[1] == " ".join(f"{x:.5g}" for x in model.get_sentence_vector("")) + " "
 
 
-def test_predict_names_the_line_across_read_chunks(model_path, folder, monkeypatch):
-    # prediction streams its input in pieces; the bad line is in a later one
-    monkeypatch.setattr(predict_module, "READ_SIZE", 16)
-    lines = [b"ball goal team match"] * 20 + [b"caf\xe9"] + [b"bread"] * 3
-    path = write(folder, "long.txt", b"\n".join(lines) + b"\n")
+def bad_lines():
+    """Input lines with every kind of byte, and the same lines with each
+    odd word replaced by another word unknown to the model: the answers
+    must be the same, line for line (an unknown word adds no feature)."""
+    odd = [b"caf\xe9", b"\xff\xfe", b"x\x1b[31m", b"\xe6\x97", b"a\x80b", b"\x01"]
+    lines, plain = [], []
+    for i in range(40):
+        words = [b"ball goal", b"bread cheese", b""][i % 3]
+        extra = odd[i % len(odd)]
+        lines.append(words + b" " + extra + (b"\x00cheese" if i % 7 == 0 else b""))
+        plain.append(words + b" zzz" + (b" cheese" if i % 7 == 0 else b""))
+    return b"\n".join(lines) + b"\n", b"\n".join(plain) + b"\n"
+
+
+@pytest.mark.parametrize("command", ["predict", "predict-prob"])
+def test_predict_answers_every_line_whatever_the_bytes(model_path, folder, monkeypatch,
+                                                        command):
+    # prediction streams its input in pieces: bad bytes in later ones too
+    monkeypatch.setattr(predict_module, "READ_SIZE", 64)
+    data, plain = bad_lines()
+    path, plain_path = write(folder, "bad.txt", data), write(folder, "plain.txt", plain)
+    expected = ok([command, model_path, plain_path, "2"]).stdout
+    assert expected.count("\n") == 40 and "__label__" in expected
+    warning = (" line(s) with invalid UTF-8 (first: line 1), read as the bytes they are; 6 "
+               "line(s) with NUL bytes (first: line 1), NUL read as a token separator as "
+               "fastText does\n")
+    for source, name, stdin in ((path, str(path), None), ("-", "standard input", data)):
+        result = run([command, model_path, source, "2"], input=stdin)
+        assert result.exit_code == 0
+        assert result.stdout == expected
+        assert result.stderr == f"treexc: warning: {name}: 27" + warning
+
+
+def test_gzip_is_recognised_by_its_bytes(model_path, folder, monkeypatch):
+    monkeypatch.setattr(predict_module, "READ_SIZE", 7)  # the magic split across reads
+    plain = GOOD.replace("__label__a ", "").encode() * 3
+    expected = ok(["predict-prob", model_path, write(folder, "p.txt", plain)]).stdout
+    tested = ok(["test", model_path, folder / "p.txt"]).stdout
+    assert tested.startswith("N\t15\n")
+    packed = gzip.compress(plain[:100]) + gzip.compress(plain[100:])  # two members
+    for name in ("p.gz", "p.text", "p"):
+        assert ok(["predict-prob", model_path, write(folder, name, packed)]).stdout == expected
+        assert ok(["test", model_path, folder / name]).stdout == tested
+    assert ok(["predict-prob", model_path, "-"], input=packed).stdout == expected
+    model = treexc.load_model(str(model_path))
+    assert model.test(str(folder / "p"))[0] == 15  # the Python API too
+
+
+@pytest.mark.parametrize("cut", ["truncated", "damaged"])
+def test_bad_gzip_keeps_the_answers_before_it(model_path, folder, monkeypatch, cut):
+    monkeypatch.setattr(predict_module, "READ_SIZE", 256)
+    rng = np.random.default_rng(0)
+    words = ["ball", "goal", "bread", "cheese", "x"]
+    plain = "".join(" ".join(rng.choice(words, 6)) + f" {i}\n" for i in range(3000)).encode()
+    expected = ok(["predict", model_path, write(folder, "p.txt", plain)]).stdout
+    packed = bytearray(gzip.compress(plain))
+    if cut == "truncated":
+        packed = packed[:len(packed) * 2 // 3]
+        message = "truncated gzip data (the stream ends early)"
+    else:
+        packed[len(packed) * 2 // 3] ^= 0xFF
+        message = "damaged gzip data (Error -3 while decompressing data:"
+    path = write(folder, "p.txt.gz", bytes(packed))
     result = run(["predict", model_path, path])
     assert result.exit_code == 1
-    assert result.stderr.strip() == f"treexc: {path}: line 21: invalid UTF-8 (byte 0xe9)"
-    assert result.stdout.count("\n") <= 20  # the good lines before it, at most
-    user_error(["predict", model_path, "-"], "standard input: line 21: invalid UTF-8",
-               input=b"\n".join(lines) + b"\n")
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"treexc: {path}: {message}")
+    # the answers of the lines before the damage are kept, each whole (a damaged
+    # stream may decode into garbage before zlib notices, as with gzip -dc)
+    got = result.stdout.split("\n")
+    assert got[-1] == "" and len(got) > 1000
+    assert got[:1000] == expected.split("\n")[:1000]
+    if cut == "truncated":
+        assert len(result.stdout) < len(expected) and expected.startswith(result.stdout)
+    user_error(["test", model_path, path], f"{path}: damaged or truncated gzip data")
 
 
 # -- the Python API raises the same errors -------------------------------------------------------

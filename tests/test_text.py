@@ -530,3 +530,125 @@ def test_word_vectors_match_fasttext(tmp_path, flags):
     for word in d.words() + ["unknöwn", "🙂🙂", "zz", "日本"]:
         np.testing.assert_allclose(model.get_word_vector(word), ft.get_word_vector(word),
                                    rtol=1e-5, atol=1e-5, err_msg=word)
+
+
+# -- text is bytes ------------------------------------------------------------------------
+
+# Invalid UTF-8 of every kind (Latin-1 é, a lone continuation byte, a cut
+# 3-byte character, 0xff), NUL inside words (a separator for fastText) and
+# control bytes (ESC, 0x01) that stay inside tokens.
+BYTES = (b"__label__a caf\xe9 na\xefve caf\xe9 x\x80y\n"
+         b"__label__b \xe6\x97\xa5\xe6 a\x00b \x00\x00c\n"
+         b"__label__c\x1b[31m \xff\xfe ok \x01ctl\n"
+         b"caf\xe9 __label__a ok na\xefve\n"
+         b"\xff\xfe __label__b\n")
+
+
+def test_text_with_bad_bytes_is_kept_as_bytes():
+    from treexc.textio import to_bytes
+
+    d, _ = make_dictionary(BYTES)
+    tokens = ft_tokens(BYTES)
+    assert sorted(to_bytes(w) for w in d.words()) == sorted(
+        {t for t in tokens if not t.startswith(b"__label__")})
+    assert to_bytes(d.labels()[0]) in (b"__label__a", b"__label__b")
+    assert b"__label__c\x1b[31m" in [to_bytes(x) for x in d.labels()]
+    # a str of textio.to_str finds its word again, and so do its bytes
+    cafe = d.word_id("caf\udce9")
+    assert cafe >= 0 and d.words()[cafe] == "caf\udce9"
+    assert d.word_id(b"caf\xe9") == cafe and d.entry_bytes(cafe) == b"caf\xe9"
+    assert d.word_id("café") == -1  # the valid spelling is another word
+
+
+def test_byte_check_counts_lines_and_names_the_first():
+    from treexc.textio import ByteCheck
+
+    check = ByteCheck()
+    check.add(BYTES)
+    assert (check.bad_lines, check.bad_first) == (5, 1)
+    assert (check.nul_lines, check.nul_first) == (1, 2)
+    assert check.message("f") == (
+        "f: 5 line(s) with invalid UTF-8 (first: line 1), read as the bytes they are; "
+        "1 line(s) with NUL bytes (first: line 2), NUL read as a token separator as "
+        "fastText does")
+    clean = ByteCheck()
+    clean.add("héllo\n日本語\n".encode())
+    assert clean.message("f") is None
+    # piece by piece, with line numbers of the whole file; blocks of lines
+    import treexc.textio as textio
+    pieces = ByteCheck()
+    pieces.add(b"ok\nok\n", 1)
+    pieces.add(b"ok\n\xff\nok\n\xfe", 3)
+    assert (pieces.bad_lines, pieces.bad_first) == (2, 4)
+    small = ByteCheck()
+    old = textio._BLOCK
+    textio._BLOCK = 4
+    try:
+        small.add(b"abc\ndef\n\n\xffg\nok\x00\n\xfe")
+    finally:
+        textio._BLOCK = old
+    assert (small.bad_lines, small.bad_first, small.nul_lines, small.nul_first) == \
+        (2, 4, 1, 5)
+
+
+@needs_fasttext
+@pytest.mark.parametrize("flags", [{}, {"wordNgrams": 2, "bucket": 1000, "minn": 1,
+                                        "maxn": 3}])
+def test_bad_bytes_match_fasttext(tmp_path, flags):
+    """Vocabulary, labels per line and sentence vectors on invalid UTF-8 and
+    NUL bytes: fastText reads them as bytes, and so does treexc."""
+    import fasttext_pybind
+
+    from treexc.textio import to_bytes
+
+    ft = fasttext_model(tmp_path, BYTES, **flags)
+    d, args = make_dictionary(BYTES, dim=3, **flags)
+    ft_words, ft_counts = ft.get_words(include_freq=True, on_unicode_error="surrogateescape")
+    assert_same_vocabulary(ft_words, ft_counts, d.words(), d.counts[:d.nwords])
+    ft_labels, ft_lcounts = ft.get_labels(include_freq=True,
+                                          on_unicode_error="surrogateescape")
+    assert_same_vocabulary(ft_labels, ft_lcounts, d.labels(), d.label_counts)
+    # the same input matrix in both (words matched by their bytes)
+    rng = np.random.default_rng(5)
+    w_ft = rng.standard_normal(ft.get_input_matrix().shape).astype(np.float32)
+    ft.set_matrices(w_ft, ft.get_output_matrix())
+    w_in = w_ft.copy()
+    for i, word in enumerate(d.words()):
+        w_in[i] = w_ft[ft.f.getWordId(to_bytes(word))]
+    model = Model(args, d, flat_tree(d.nlabels), w_in,
+                  np.zeros((d.nlabels, args.dim), dtype=np.float32))
+    for line in BYTES.split(b"\n") + [b"caf\xe9\x00x\xff", b"\x00", b"na\xefve\x1b"]:
+        expected = fasttext_pybind.Vector(args.dim)
+        # bytes for fastText's std::string, and the newline get_sentence_vector adds
+        ft.f.getSentenceVector(expected, line + b"\n")
+        np.testing.assert_allclose(model.sentence_vector(as_u8(line + b"\n")),
+                                   np.array(expected), rtol=1e-5, atol=1e-5,
+                                   err_msg=repr(line))
+
+
+def test_skip_bare_lines_drops_only_their_labels(capsys):
+    from treexc.errors import TreexcError
+
+    d, _ = make_dictionary(b"__label__a x\n__label__b y\n")
+    data = (b"__label__a x\n\n__label__b\n__label__a  __label__b\t\n"
+            b"__label__zz\nunknown __label__b\ny __label__a\n__label__b")
+    c = d.encode(as_u8(data))
+    before = [c.labels[c.label_off[i]:c.label_off[i + 1]].tolist() for i in range(c.n_lines)]
+    feats = c.feats.copy()
+    c.skip_bare_lines(d.eos_id(), "f")
+    after = [c.labels[c.label_off[i]:c.label_off[i + 1]].tolist() for i in range(c.n_lines)]
+    # lines 3, 4 and 8 (the last, without newline) lose their labels; line 5's
+    # label is unknown; an unknown word (line 6) is a word
+    assert after == [before[0], [], [], [], [], before[5], before[6], []]
+    assert before[2] and before[3] and before[7]
+    assert (c.feats == feats).all()
+    assert (c.bare_first, c.bare_count) == (2, 3)
+    assert capsys.readouterr().err == \
+        "treexc: warning: f: 3 line(s) with labels but no words (first: line 3) skipped\n"
+    c = d.encode(as_u8(b"\n__label__a\n__label__b __label__a\nx\n"))
+    with pytest.raises(TreexcError, match="^f: no line has both labels and words; 2 "
+                       r"line\(s\) with labels but no words \(first: line 2\)$"):
+        c.skip_bare_lines(d.eos_id(), "f")
+    c = d.encode(as_u8(b"__label__a x y\n"))
+    c.skip_bare_lines(d.eos_id(), "f")
+    assert c.labels.tolist() == [0] and capsys.readouterr().err == ""

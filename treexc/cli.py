@@ -7,12 +7,16 @@ and so do double-dash ones (``--input``).  User errors print one line,
 
 import dataclasses
 import difflib
+import errno
+import io
+import functools
 import math
 import os
 import sys
 
 import click
 
+from . import __version__
 from .args import SUPERVISED_DEFAULTS, Args, make_args
 from .errors import TreexcError
 
@@ -47,23 +51,87 @@ HELP = {
 }
 
 
+LM_COMMANDS = ("lm", "test-lm", "predict-next", "plot")
+
+
+def _kernels_ready(callback):
+    """``callback`` after Numba's start-up is set (``jitstart``): here, once
+    click has parsed the arguments, so that ``--help`` imports no Numba."""
+    if getattr(callback, "kernels_ready", False):
+        return callback
+
+    @functools.wraps(callback)
+    def run(*args, **kwargs):
+        # imported here: Numba takes 0.3-0.5 s to import, which --help need not
+        from . import jitstart
+
+        jitstart.prepare()
+        return callback(*args, **kwargs)
+
+    run.kernels_ready = True
+    return run
+
+
+class NumberArgsCommand(click.Command):
+    """Negative numbers are positional arguments, not options: fastText's
+    ``predict model.bin file -1`` asks for every label."""
+
+    def parse_args(self, ctx, args):
+        for i, arg in enumerate(args):
+            if arg == "--":
+                break
+            if arg.startswith("-") and _is_number(arg):
+                if all(_is_number(a) or not a.startswith("-") for a in args[i:]):
+                    args = [*args[:i], "--", *args[i:]]
+                break
+        return super().parse_args(ctx, args)
+
+
 class Main(click.Group):
     """Turns user errors into one line on stderr and an exit status."""
 
+    command_class = NumberArgsCommand
+
+    def add_command(self, cmd, name=None):
+        if cmd.name != "plot":  # the one command that runs no kernel
+            cmd.callback = _kernels_ready(cmd.callback)
+        super().add_command(cmd, name)
+
+    def get_command(self, ctx, name):
+        if name in LM_COMMANDS and name not in self.commands:
+            _add_lm_commands(self)
+        return super().get_command(ctx, name)
+
+    def list_commands(self, ctx):
+        return sorted({*super().list_commands(ctx), *LM_COMMANDS})
+
     def invoke(self, ctx):
         try:
-            return super().invoke(ctx)
+            _tolerant_stdout()
+            result = super().invoke(ctx)
+            flush_stdout()  # here, not at exit, where Python's own flush would fail
+            return result
         except TreexcError as e:
             fail(str(e))
         except BrokenPipeError:
             # the reader went away (e.g. `| head`): not an error
             _silence_stdout()
             sys.exit(0)
+        except OSError as e:
+            # one not met where its file could be named, e.g. standard output
+            # written as text by a command that does not use write_stdout
+            _silence_stdout()
+            fail(f"{e.filename}: {e.strerror or e}" if e.filename
+                 else f"standard output: cannot write: {e.strerror or e}")
         except MemoryError:
             fail("out of memory")
-        except KeyboardInterrupt:
-            click.echo("treexc: interrupted", err=True)
-            sys.exit(130)
+        except KeyboardInterrupt as e:
+            # Ctrl-C, or SIGTERM/SIGHUP during training (publish.Interrupted)
+            try:
+                click.echo("treexc: interrupted", err=True)
+            except (OSError, ValueError):
+                pass  # SIGHUP: the terminal may be gone
+            sys.exit(128 + getattr(e, "signum", 2))
 
 
 class FastTextCommand(click.Command):
@@ -93,20 +161,93 @@ def _is_number(text):
 
 
 def fail(message):
+    try:
+        if sys.stdout is not None:
+            sys.stdout.flush()  # the answers before the error line
+    except (OSError, ValueError):
+        _silence_stdout()
     click.echo(f"treexc: {message}", err=True)
     sys.exit(1)
 
 
 def _silence_stdout():
+    """Point standard output at /dev/null, so that the flush at exit of what
+    could not be written does not fail again (and print a traceback)."""
     try:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
-    except OSError:
+    except (AttributeError, OSError, ValueError):
         pass
 
 
+def _tolerant_stdout():
+    """Tokens with invalid UTF-8 are ``str`` with lone surrogates
+    (``textio.to_str``): standard output writes them back as their bytes.
+    Started with standard output closed (``>&-``), Python has none at all:
+    a stand-in makes any write fail with one line, not an AttributeError."""
+    if sys.stdout is None:
+        sys.stdout = _ClosedStdout()
+    try:
+        sys.stdout.reconfigure(errors="surrogateescape")
+    except (AttributeError, ValueError):
+        pass
+
+
+class _ClosedStdout(io.TextIOBase):
+    """Standard output when there is none: writes fail, flushes do nothing."""
+
+    def writable(self):
+        return True
+
+    def write(self, data):
+        raise OSError(errno.EBADF, "standard output is closed")
+
+    def fileno(self):
+        raise OSError(errno.EBADF, "standard output is closed")
+
+    @property
+    def buffer(self):
+        return self
+
+
+def write_stdout(data, flush=True):
+    """Write answer bytes (or text) to standard output.  A write that fails
+    (a full disk, /dev/full, a descriptor not open for writing) becomes one
+    ``TreexcError``; a reader that went away stays ``BrokenPipeError``, a
+    quiet exit."""
+    out = sys.stdout
+    if out is None or isinstance(out, _ClosedStdout):  # started with `>&-`
+        raise TreexcError("standard output is closed: nowhere to write the answers")
+    if isinstance(data, str):
+        from .textio import to_bytes
+        data = to_bytes(data)
+    try:
+        out.flush()
+        buffer = getattr(out, "buffer", None)
+        if buffer is None:  # a text-only stream put in place by an embedding program
+            from .textio import to_str
+            out.write(to_str(data))
+            buffer = out
+        else:
+            buffer.write(data)
+        if flush:
+            buffer.flush()
+    except BrokenPipeError:
+        raise
+    except (OSError, ValueError) as e:
+        _silence_stdout()
+        raise TreexcError(f"standard output: cannot write: "
+                          f"{getattr(e, 'strerror', None) or e}") from None
+
+
+def flush_stdout():
+    if sys.stdout is not None and not isinstance(sys.stdout, _ClosedStdout):
+        write_stdout(b"")
+
+
 @click.group(cls=Main, context_settings={"help_option_names": ["-h", "-help", "--help"]})
-@click.version_option(package_name="treexc")
+@click.version_option(__version__, "-version", "--version", prog_name="treexc",
+                      message="%(prog)s %(version)s")
 def main():
     """treexc: fastText-style text classification with learned tree softmax.
 
@@ -151,36 +292,55 @@ def supervised(**flags):
     treexc supervised -input train.txt -output model -epoch 25 -wordNgrams 2
     treexc supervised -input train.txt -output model -loss hs
     """
+    from .publish import OutputSet, interrupt_on_signals
     from .trainer import train_supervised
-
-    args = make_args(**flags)
-    check_output_writable(args.output)
-    reporter = make_reporter(args.verbose)
-    model = train_supervised(args, reporter)
-    model.save_model(args.output + ".bin")
     from .vectors import write_vec
 
-    write_vec(args.output + ".vec", model.get_words(), model.word_vectors())
-    if args.saveOutput:
-        write_vec(args.output + ".output", output_row_names(model), model.w_out)
+    args = make_args(**flags)
+    bin_path, vec_path, out_path = (args.output + ext for ext in (".bin", ".vec", ".output"))
+    # published together, the .bin last (see publish.py)
+    finals = ([out_path] if args.saveOutput else []) + [vec_path, bin_path]
+    check_output_writable(args.output, finals)
+    outputs = OutputSet(finals)
+    with interrupt_on_signals(), outputs:
+        outputs.remove_stale()
+        model = train_supervised(args, make_reporter(args.verbose))
+        model.save_model(outputs.temp(bin_path))
+        write_vec(outputs.temp(vec_path), model.get_words(), model.word_vectors())
+        if args.saveOutput:
+            write_vec(outputs.temp(out_path), output_row_names(model), model.w_out)
+        outputs.publish()
 
 
 def output_row_names(model):
-    if model.tree is None:
-        return model.get_labels()
-    return [f"node{n}/{j}" for n in range(model.tree.n_internal)
-            for j in range(model.tree.arity)]
+    """Names of the output matrix's rows in ``.output``: the label a row
+    scores where rows are labels (softmax, ova, ns: as fastText), else
+    ``node<n>/<slot>``, the row of one slot of a tree node."""
+    labels = model.get_labels()
+    tree = model.tree
+    if tree is None:
+        return labels
+    slots = tree.children[0]
+    if tree.n_internal == 1 and ((slots >= 0) & (slots < len(labels))).all():  # flat
+        return [labels[c] for c in slots]
+    return [f"node{n}/{j}" for n in range(tree.n_internal) for j in range(tree.arity)]
 
 
-def check_output_writable(output):
+def check_output_writable(output, finals=(), flag="-output"):
+    """Refuse before training an output that could not be published: a
+    missing or read-only folder, a folder where a file of ``finals`` goes."""
     if not output:
-        raise TreexcError("-output: the file name must not be empty")
+        raise TreexcError(f"{flag}: the file name must not be empty")
     folder = os.path.dirname(os.path.abspath(output)) or "."
     if not os.path.isdir(folder):
         why = "is not a folder" if os.path.exists(folder) else "does not exist"
-        raise TreexcError(f"-output {output}: folder {folder} {why}")
+        raise TreexcError(f"{flag} {output}: folder {folder} {why}")
     if not os.access(folder, os.W_OK):
-        raise TreexcError(f"-output {output}: folder {folder} is not writable")
+        raise TreexcError(f"{flag} {output}: folder {folder} is not writable")
+    for final in finals:
+        if os.path.isdir(final):
+            raise TreexcError(f"{flag} {output}: {final} is a folder "
+                              "(remove it or choose another name)")
 
 
 def make_reporter(verbose):
@@ -196,8 +356,8 @@ def make_reporter(verbose):
 
 
 def _k_threshold(k, threshold):
-    if k < 1:
-        raise TreexcError(f"k {k}: must be >= 1")
+    if k < 1 and k != -1:  # -1: all labels, as fastText
+        raise TreexcError(f"k {k}: must be >= 1, or -1 for all labels")
     if not 0.0 <= threshold <= 1.0 or math.isnan(threshold):
         raise TreexcError(f"threshold {threshold}: must be between 0 and 1")
 
@@ -223,10 +383,17 @@ def model_input_k_threshold(input_default):
 @main.command()
 @model_input_k_threshold(input_default="-")
 def predict(model_path, input_path, k, threshold):
-    """Print the k most likely labels of each line of INPUT (- = stdin).
+    """Print the K most likely labels of each line of INPUT, one line of
+    answers per line of input.
+
+    \b
+    INPUT      text, one example per line (.gz accepted; - = stdin, the default)
+    K          labels per line (default 1; -1 = every label)
+    THRESHOLD  leave out labels of probability below it (default 0.0)
 
     \b
     treexc predict model.bin test.txt 3
+    treexc predict model.bin test.txt -1 0.1
     producer | treexc predict model.bin - | consumer
     """
     _predict(model_path, input_path, k, threshold, with_prob=False)
@@ -235,7 +402,16 @@ def predict(model_path, input_path, k, threshold):
 @main.command("predict-prob")
 @model_input_k_threshold(input_default="-")
 def predict_prob(model_path, input_path, k, threshold):
-    """Like predict, with each label's probability."""
+    """Like predict, with each label's probability.
+
+    \b
+    INPUT      text, one example per line (.gz accepted; - = stdin, the default)
+    K          labels per line (default 1; -1 = every label)
+    THRESHOLD  leave out labels of probability below it (default 0.0)
+
+    \b
+    producer | treexc predict-prob model.bin - 3 0.1 | consumer
+    """
     _predict(model_path, input_path, k, threshold, with_prob=True)
 
 
@@ -244,22 +420,34 @@ def _predict(model_path, input_path, k, threshold, with_prob):
 
     _k_threshold(k, threshold)
     model = _load(model_path)
-    out = sys.stdout.buffer
     for chunk in stream_predictions(model, input_path, k, threshold, with_prob):
-        out.write(chunk)
-        out.flush()
+        write_stdout(chunk)
 
 
 @main.command()
 @model_input_k_threshold(input_default=None)
 def test(model_path, input_path, k, threshold):
-    """Print N, precision at k and recall at k on a labelled file."""
+    """Print N, precision at K and recall at K on a labelled file, as
+    fastText: each line's K most likely labels, less those of probability
+    below THRESHOLD, are its predictions; precision = correct / predicted,
+    recall = correct / true labels, over all lines.
+
+    \b
+    INPUT      labelled text, fastText's format (.gz accepted; - = stdin)
+    K          labels predicted per line (default 1; -1 = every label)
+    THRESHOLD  leave out labels of probability below it (default 0.0)
+
+    \b
+    treexc test model.bin valid.txt
+    treexc test model.bin valid.txt 5
+    zcat valid.txt.gz | treexc test model.bin - 1 0.5
+    """
     from .textio import read_text
 
     _k_threshold(k, threshold)
     model = _load(model_path)
     meter = model.evaluate(read_text(input_path), k, threshold)
-    click.echo(general_metrics(meter, k, "g"))
+    write_stdout(general_metrics(meter, k, "g") + "\n")
 
 
 def general_metrics(meter, k, style):
@@ -271,8 +459,14 @@ def general_metrics(meter, k, style):
 @main.command("test-label")
 @model_input_k_threshold(input_default=None)
 def test_label(model_path, input_path, k, threshold):
-    """Print F1-score, precision and recall of every label, then test's lines."""
-    from .textio import read_text
+    """Print F1-score, precision and recall of every label, then test's lines.
+
+    \b
+    INPUT      labelled text, fastText's format (.gz accepted; - = stdin)
+    K          labels predicted per line (default 1; -1 = every label)
+    THRESHOLD  leave out labels of probability below it (default 0.0)
+    """
+    from .textio import printable, read_text
 
     _k_threshold(k, threshold)
     model = _load(model_path)
@@ -286,23 +480,25 @@ def test_label(model_path, input_path, k, threshold):
     for i, label in enumerate(model.get_labels()):
         lines.append(metric("F1-Score", meter.label_f1(i))
                      + metric("Precision", meter.label_precision(i))
-                     + metric("Recall", meter.label_recall(i)) + " " + label)
+                     + metric("Recall", meter.label_recall(i)) + " " + printable(label))
     lines.append(general_metrics(meter, k, "f"))
-    click.echo("\n".join(lines))
+    write_stdout("\n".join(lines) + "\n")
 
 
 @main.command("print-word-vectors")
 @click.argument("model_path", metavar="MODEL")
 def print_word_vectors(model_path):
     """Print the vector of each word read from stdin."""
+    from .textio import printable, to_str
     from .vectors import format_vector
 
     model = _load(model_path)
-    for line in _stdin_lines():
-        for word in line.split():  # ASCII white space, as fastText's `cin >> word`
-            word = word.decode("utf-8")
-            sys.stdout.write(f"{word} {format_vector(model.get_word_vector(word))}\n")
-        sys.stdout.flush()
+    for lines in _stdin_lines():
+        out = []
+        for word in lines.split():  # ASCII white space, as fastText's `cin >> word`
+            word = to_str(word)
+            out.append(f"{printable(word)} {format_vector(model.get_word_vector(word))}\n")
+        write_stdout("".join(out))
 
 
 @main.command("print-sentence-vectors")
@@ -314,24 +510,25 @@ def print_sentence_vectors(model_path):
     from .vectors import format_vector
 
     model = _load(model_path)
-    for line in _stdin_lines():
-        vector = model.sentence_vector(np.frombuffer(line, dtype=np.uint8))
-        sys.stdout.write(format_vector(vector) + "\n")
-        sys.stdout.flush()
+    for lines in _stdin_lines():
+        out = []
+        # split at newlines only: a \r is a separator inside a line for fastText
+        parts = lines.split(b"\n")
+        last = parts.pop()
+        for line in [p + b"\n" for p in parts] + ([last] if last else []):
+            vector = model.sentence_vector(np.frombuffer(line, dtype=np.uint8))
+            out.append(format_vector(vector) + "\n")
+        write_stdout("".join(out))
 
 
 def _stdin_lines():
-    """Lines of standard input as bytes, split at newlines only (a \\r is a
-    separator inside a line for fastText), each checked like text input."""
-    from .predict import _shift_line
-    from .textio import check_text
+    """Standard input in pieces of whole lines (bytes; the last piece may
+    lack its newline), as they arrive: a typed line is answered at once.
+    Gzip is recognised by its magic bytes; any byte is read as it is."""
+    from .predict import read_line_chunks
 
-    for number, line in enumerate(sys.stdin.buffer, 1):
-        try:
-            check_text(line, "standard input")
-        except TreexcError as e:
-            raise TreexcError(_shift_line(str(e), number - 1)) from None
-        yield line
+    for _, piece in read_line_chunks("-"):
+        yield piece
 
 
 @main.command("dump-tree")
@@ -366,7 +563,7 @@ def dump_tree(model_path, data_path, fmt, top):
 def _load_tree_model(path):
     from . import modelfile
 
-    kind = modelfile.load(path)[0].get("kind")
+    kind = modelfile.load_header(path).get("kind")
     if kind == "lm":
         from .lm_model import load_lm_model
         return load_lm_model(path)
@@ -403,22 +600,61 @@ def _print_rich_tree(report):
 @click.argument("what", type=click.Choice(["args", "dict", "input", "output"]))
 def dump(model_path, what):
     """Print the model's options, dictionary, or input/output matrix."""
+    from .textio import printable
+
     model = _load(model_path)
-    write = sys.stdout.write
+    lines = []
+
+    def write(line):  # a block of lines at a time: one write call per block
+        lines.append(line)
+        if len(lines) >= 4096:
+            write_stdout("".join(lines), flush=False)
+            lines.clear()
+
     if what == "args":
         for name, value in dataclasses.asdict(model.args).items():
-            write(f"{name} {value}\n")
+            write(printable(f"{name} {value}") + "\n")
     elif what == "dict":
         d = model.dictionary
         write(f"{len(d.entry_off)}\n")
         for i in range(len(d.entry_off)):
-            write(f"{d.entry(i)} {d.counts[i]} {'word' if i < d.nwords else 'label'}\n")
+            # control characters escaped: an entry cannot break the one-entry lines
+            write(f"{printable(d.entry(i))} {d.counts[i]} "
+                  f"{'word' if i < d.nwords else 'label'}\n")
     else:
         matrix = model.w_in if what == "input" else model.w_out
         write(f"{matrix.shape[0]} {matrix.shape[1]}\n")
         for row in matrix:
             # fastText prints matrices with C++'s default precision, 6 digits
             write(" ".join(f"{x:.6g}" for x in row.tolist()) + "\n")
+    write_stdout("".join(lines))
 
-from .lm_cli import register as _register_lm
-_register_lm(main)
+@main.command()
+@click.argument("model_path", metavar="MODEL")
+def check(model_path):
+    """Verify a model file: every checksum (also of arrays too large to be
+    verified at each load), then every check a load makes.
+
+    \b
+    treexc check model.bin
+    """
+    from . import modelfile
+
+    header, version, n_arrays = modelfile.verify(model_path)
+    kind = header.get("kind")
+    if kind == "lm":
+        from .lm_model import load_lm
+        load_lm(model_path)
+    else:
+        _load(model_path)
+    sums = "checksums verified" if version >= 2 else "no checksums (format version 1)"
+    click.echo(f"{model_path}: ok ({kind} model, format version {version}, "
+               f"{n_arrays} arrays, {sums})")
+
+
+def _add_lm_commands(group):
+    # imported when asked for: the language model's modules and kernels are
+    # of no use to the classifier's commands and cost their start-up
+    from .lm_cli import register
+
+    register(group)

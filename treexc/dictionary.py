@@ -4,6 +4,10 @@ Words and labels share one entry space as in fastText: entries
 ``0..nwords-1`` are words (most frequent first), then the labels (most
 frequent first).  Ties keep the order of first occurrence, so a vocabulary
 is a deterministic function of the file.
+
+Entries are byte strings; as ``str`` they are decoded with
+``surrogateescape`` (``textio.to_str``), so a word with invalid UTF-8 keeps
+its bytes through ``words()``, ``word_id()`` and the ``.vec`` file.
 """
 
 from dataclasses import dataclass
@@ -12,6 +16,7 @@ import numpy as np
 
 from . import text_kernels as tk
 from .errors import TreexcError
+from .textio import to_bytes, to_str, warn
 
 
 @dataclass
@@ -29,6 +34,39 @@ class Corpus:
     @property
     def n_lines(self):
         return len(self.ntokens)
+
+    def skip_bare_lines(self, eos_id, name):
+        """Leave lines with labels but no words out of training (their labels
+        are dropped: the kernels skip a line without labels), with one
+        warning; raise if no line is left to train on.
+
+        fastText 0.9.2 trains such a line on the ``</s>`` row alone; a line
+        without text teaches nothing about text, so it is skipped here.  A
+        line's words are its tokens other than its labels and ``</s>``
+        (unknown words count: the line has text); a label below
+        -minCountLabel next to known ones counts as a word here.
+        """
+        n_labels = np.diff(self.label_off)
+        has_eos = np.ones(self.n_lines, dtype=np.int64)
+        if self.n_lines:  # the last line has no </s> without a final newline
+            last = self.feats[self.feat_off[-2]:self.feat_off[-1]]
+            has_eos[-1] = int(eos_id >= 0 and (last == eos_id).any())
+        bare = (n_labels > 0) & (self.ntokens - n_labels - has_eos <= 0)
+        lines = np.flatnonzero(bare)
+        self.bare_count = len(lines)
+        self.bare_first = int(lines[0]) if len(lines) else -1
+        if len(lines):
+            keep = np.repeat(~bare, n_labels)
+            self.labels = self.labels[keep]
+            self.label_off = np.concatenate([[0], np.cumsum(n_labels * ~bare)])
+        usable = (np.diff(self.label_off) > 0) & (np.diff(self.feat_off) > 0)
+        what = (f"{len(lines)} line(s) with labels but no words (first: line "
+                f"{self.bare_first + 1})")
+        if not usable.any():
+            raise TreexcError(f"{name}: no line has both labels and words"
+                              + (f"; {what}" if len(lines) else ""))
+        if len(lines):
+            warn(f"{name}: {what} skipped")
 
 
 class Dictionary:
@@ -56,9 +94,12 @@ class Dictionary:
     def label_counts(self):
         return self.counts[self.nwords:]
 
-    def entry(self, i):
+    def entry_bytes(self, i):
         off = self.entry_off[i]
-        return bytes(self.pool[off:off + self.entry_len[i]]).decode("utf-8", "replace")
+        return bytes(self.pool[off:off + self.entry_len[i]])
+
+    def entry(self, i):
+        return to_str(self.entry_bytes(i))
 
     def word(self, i):
         return self.entry(i)
@@ -78,8 +119,9 @@ class Dictionary:
         return self._table
 
     def word_id(self, word):
-        """Id of ``word`` (str) or -1."""
-        raw = np.frombuffer(word.encode("utf-8"), dtype=np.uint8)
+        """Id of ``word`` (str, or bytes) or -1."""
+        raw = np.frombuffer(word if isinstance(word, bytes) else to_bytes(word),
+                            dtype=np.uint8)
         slots, entry_hash = self.table()
         e = tk.table_find(slots, entry_hash, self.entry_off, self.entry_len, self.pool,
                           raw, 0, len(raw), tk.fnv_hash(raw, 0, len(raw)))
@@ -91,7 +133,7 @@ class Dictionary:
     def encode(self, data):
         """Encode checked text (``uint8`` array) into a :class:`Corpus`."""
         slots, entry_hash = self.table()
-        prefix = np.frombuffer(self.label_prefix.encode("utf-8"), dtype=np.uint8)
+        prefix = np.frombuffer(to_bytes(self.label_prefix), dtype=np.uint8)
         return Corpus(*tk.encode_lines(
             data, slots, entry_hash, self.entry_off, self.entry_len, self.pool,
             self.nwords, self.eos_id(), prefix, self.word_ngrams, self.bucket,
@@ -105,7 +147,7 @@ class Dictionary:
         new = [w for w in dict.fromkeys(words) if self.word_id(w) < 0]
         if not new:
             return
-        blobs = [w.encode("utf-8") for w in new]
+        blobs = [to_bytes(w) for w in new]
         lens = np.array([len(b) for b in blobs], dtype=np.int32)
         offs = len(self.pool) + np.concatenate([[0], np.cumsum(lens)[:-1]]).astype(np.int64)
         self.pool = np.concatenate([self.pool, np.frombuffer(b"".join(blobs), dtype=np.uint8)])
@@ -121,7 +163,7 @@ class Dictionary:
 def build_dictionary(data, args, name):
     """Count the tokens of ``data`` and keep those passing the thresholds."""
     entry_off, entry_len, counts, pool, n_lines, _ = tk.count_tokens(data)
-    prefix = np.frombuffer(args.label.encode("utf-8"), dtype=np.uint8)
+    prefix = np.frombuffer(to_bytes(args.label), dtype=np.uint8)
     is_label = tk.mark_labels(entry_off, entry_len, pool, prefix)
     seen = counts > 0  # </s> has count 0 when the file has no newline
     word_ids = np.flatnonzero(seen & ~is_label & (counts >= args.minCount))

@@ -7,7 +7,9 @@ These are plain click commands; :func:`register` adds them to the main
 
 import dataclasses
 import json
+import math
 import os
+import re
 import sys
 
 import click
@@ -103,34 +105,51 @@ def lm(**flags):
     from .cli import check_output_writable
     from .lm_model import make_lm_args
     from .lm_trainer import train_lm
+    from .publish import OutputSet, interrupt_on_signals
 
     args = make_lm_args(**flags)
-    check_output_writable(args.output)
+    bin_path = args.output + ".bin"
+    check_output_writable(args.output, [bin_path])
+    if args.log:
+        check_output_writable(args.log, [args.log], flag="-log")
     if not args.name:
         args.name = os.path.basename(args.output)
-    log = None
-    if args.log:
+    # the log describes the model next to it: published with it, the .bin
+    # last (see publish.py); during the run its records are on stdout
+    outputs = OutputSet(([args.log] if args.log else []) + [bin_path])
+    with interrupt_on_signals(), outputs:
+        outputs.remove_stale()
+        log = None
+        if args.log:
+            try:
+                log = open(outputs.temp(args.log), "w")
+            except OSError as e:
+                raise TreexcError(f"-log {args.log}: cannot write: {e.strerror}") from None
+
+        def echo(line):
+            if args.verbose >= 1:
+                click.echo(line)
+
+        def on_eval(record):
+            echo(format_record(record))
+            if log is not None:
+                try:
+                    log.write(json.dumps(record) + "\n")
+                    log.flush()
+                except OSError as e:
+                    raise TreexcError(f"-log {args.log}: cannot write: {e.strerror}") \
+                        from None
+
         try:
-            log = open(args.log, "w")
-        except OSError as e:
-            raise TreexcError(f"-log {args.log}: cannot write: {e.strerror}") from None
-
-    def echo(line):
-        if args.verbose >= 1:
-            click.echo(line)
-
-    def on_eval(record):
-        echo(format_record(record))
-        if log is not None:
-            log.write(json.dumps(record) + "\n")
-            log.flush()
-
-    try:
-        model, records = train_lm(args, _reporter_factory(args.verbose), echo, on_eval)
-    finally:
-        if log is not None:
-            log.close()
-    model.save(args.output + ".bin")
+            model, records = train_lm(args, _reporter_factory(args.verbose), echo, on_eval)
+        finally:
+            if log is not None:
+                try:
+                    log.close()
+                except OSError:
+                    pass  # the write that failed has said so
+        model.save(outputs.temp(bin_path))
+        outputs.publish()
     if records and args.verbose >= 1:
         last = records[-1]
         if "valid_ppl" in last:
@@ -170,22 +189,30 @@ def predict_next(model_path, input_path, k):
     \b
     echo "the old man" | treexc predict-next lm.bin - 3
     """
+    from .cli import write_stdout
     from .lm_model import load_lm
     from .predict import read_line_chunks
+    from .textio import ByteCheck, display_name, printable, to_str
 
     if k < 1:
         raise TreexcError(f"k {k}: must be >= 1")
     model = load_lm(model_path)
-    out = sys.stdout
-    for _, chunk in read_line_chunks(input_path):
-        text = chunk.decode("utf-8", "replace")
-        lines = text.split("\n")
-        if lines and lines[-1] == "":
+    check = ByteCheck()
+    for _, chunk in read_line_chunks(input_path, check):
+        lines = chunk.split(b"\n")
+        if lines[-1] == b"":
             lines.pop()
+        out = []
         for line in lines:
-            best = model.predict_next(line.split(), k)
-            out.write(" ".join(f"{w} {p:.5g}" for w, p in best) + "\n")
-        out.flush()
+            # the tokeniser's separators (NUL included), not str.split's
+            words = [to_str(w) for w in TOKEN_SEPARATORS.split(line) if w]
+            best = model.predict_next(words, k)
+            out.append(" ".join(f"{printable(w)} {p:.5g}" for w, p in best) + "\n")
+        write_stdout("".join(out))
+    check.warn(display_name(input_path))
+
+
+TOKEN_SEPARATORS = re.compile(rb"[ \t\r\v\f\0]+")
 
 
 PLOT_INSTALL = ("matplotlib is needed for `treexc plot`: install it with "
@@ -237,25 +264,27 @@ def plot(curves, output, metric, title):
 
 
 def read_curve(path):
-    try:
-        with open(path) as f:
-            lines = f.read().splitlines()
-    except FileNotFoundError:
-        raise TreexcError(f"{path}: no such file") from None
-    except OSError as e:
-        raise TreexcError(f"{path}: cannot read: {e.strerror}") from None
+    """Records of a ``treexc lm -log`` file (``-`` = stdin, gzip accepted)."""
+    from .textio import display_name, read_bytes
+
+    name = display_name(path)
     records = []
-    for i, line in enumerate(lines, 1):
+    for i, line in enumerate(read_bytes(path).split(b"\n"), 1):
         if not line.strip():
             continue
         try:
-            r = json.loads(line)
-            float(r["epoch"])
-        except (ValueError, KeyError, TypeError):
-            raise TreexcError(f"{path}: line {i}: not a `treexc lm -log` record") from None
+            r = json.loads(line.decode("utf-8"))
+            # a diverged run may log an infinite or NaN perplexity: drawn as a gap
+            numbers = [r["epoch"]] + [r[key] for key in ("valid_ppl", "test_ppl") if key in r]
+            if not (all(isinstance(x, (int, float)) and not isinstance(x, bool)
+                        for x in numbers) and math.isfinite(r["epoch"])):
+                raise ValueError("not a number")
+        # UnicodeDecodeError is a ValueError; RecursionError: deeply nested JSON
+        except (ValueError, KeyError, TypeError, RecursionError):
+            raise TreexcError(f"{name}: line {i}: not a `treexc lm -log` record") from None
         records.append(r)
     if not records:
-        raise TreexcError(f"{path}: no records")
+        raise TreexcError(f"{name}: no records")
     return records
 
 

@@ -72,6 +72,8 @@ def build_vocab(data, min_count, name):
     total = int(counts.sum())
     if total == 0:
         raise TreexcError(f"{name}: empty file (no tokens)")
+    if total == counts[0]:  # a model of </s> alone predicts nothing
+        raise TreexcError(f"{name}: no words, only empty lines")
     if len(data) and data[-1] != 10:
         counts[0] += 1  # the final line without newline still ends with </s>
     raw = np.frombuffer(UNK.encode(), dtype=np.uint8)

@@ -61,8 +61,10 @@ class Model:
         """``(labels, log_probs, counts)`` arrays for every line of ``corpus``."""
         from .predict_kernels import predict_lines
 
+        if k == -1:  # fastText's "unlimited": every label
+            k = self.nlabels
         if k < 1:
-            raise TreexcError(f"k {k}: must be >= 1")
+            raise TreexcError(f"k {k}: must be >= 1, or -1 for all labels")
         k = min(k, self.nlabels)
         n = corpus.n_lines
         out_label = np.zeros((n, k), dtype=np.int64)

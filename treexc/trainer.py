@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from . import memory
 from . import train_kernels as kern
 from .dictionary import build_dictionary
 from .errors import TreexcError
@@ -44,26 +45,31 @@ class SilentReporter:
     def finish(self, progress):
         pass
 
+    def abort(self):
+        """Training stopped early (an error, a signal): no final line."""
+
 
 def train_supervised(args, reporter=None, initial_tree=None):
     """Train a classifier.  ``initial_tree`` replaces the loss's usual
     starting tree (same label count), e.g. to compare tree shapes."""
     reporter = reporter or SilentReporter()
     name = display_name(args.input)
+    # what the options alone ask for (bucket x dim, arity), before reading
+    memory.refuse_oversized(memory.supervised_parts(args))
     data = read_text(args.input)
     dictionary = build_dictionary(data, args, name)
     pretrained = None
     if args.pretrainedVectors:
-        pretrained = read_vec(args.pretrainedVectors, args.dim)
+        pretrained = read_vec(args.pretrainedVectors, args.dim, args.label)
         dictionary.add_words(pretrained[0])
     corpus = dictionary.encode(data)
     del data
     reporter.info(f"Read {int(corpus.ntokens.sum()) // 1000000}M words")
     reporter.info(f"Number of words:  {dictionary.nwords}")
     reporter.info(f"Number of labels: {dictionary.nlabels}")
-    if corpus.bare_count:
-        raise TreexcError(f"{name}: line {corpus.bare_first + 1}: labels but no words "
-                          f"({corpus.bare_count} such line(s); remove them or add text)")
+    corpus.skip_bare_lines(dictionary.eos_id(), name)  # warns; raises if nothing is left
+    memory.refuse_oversized(memory.supervised_parts(args, dictionary.nwords,
+                                                    dictionary.nlabels))
     w_in = init_input_matrix(dictionary.nwords + args.bucket, args.dim, args.seed)
     if pretrained is not None:
         words, vectors = pretrained
@@ -149,15 +155,28 @@ class Session:
 
     def run(self):
         self.start_time = time.monotonic()
-        if self.learner is not None:
-            updates = self.args.treeUpdates
-            for r in range(1, updates + 1):
-                self.run_phase(int(self.total_tokens * 0.5 * r / updates), collect=True)
-                if self.control[0]:
-                    break
-                self.model.w_out = self.learner.rebuild(self.model.w_out)
-                self.model.tree = self.learner.tree
-        self.run_phase(self.total_tokens)
+        try:
+            if self.learner is not None:
+                updates = self.args.treeUpdates
+                for r in range(1, updates + 1):
+                    self.run_phase(int(self.total_tokens * 0.5 * r / updates), collect=True)
+                    if self.control[0]:
+                        break
+                    self.model.w_out = self.learner.rebuild(self.model.w_out)
+                    self.model.tree = self.learner.tree
+            if not self.control[0]:
+                self.run_phase(self.total_tokens)
+        except ZeroDivisionError:
+            # a node's softmax over infinite scores sums to 0 (node_probabilities
+            # divides by it) before the kernel's own test sees the NaN
+            self.control[0] = kern.DIVERGED
+        except BaseException:
+            self.reporter.abort()
+            raise
+        if self.control[0] == kern.DIVERGED:
+            self.reporter.abort()
+            raise TreexcError(diverged_message(self.snapshot().fraction * self.args.epoch,
+                                               self.args.epoch, self.args.lr))
         self.reporter.finish(self.snapshot())
 
     def run_phase(self, stop_at, collect=False):
@@ -202,6 +221,12 @@ class Session:
                         eta_seconds=eta)
 
 
+def diverged_message(epoch, epochs, lr, why="NaN or infinite values"):
+    """fastText says "Encountered NaN."; this also says what to change."""
+    return (f"training diverged ({why}) at epoch {epoch:.2f} of {epochs:g}; "
+            f"lower -lr (now {lr:g})")
+
+
 def run_workers(n_threads, work, control, poll, interval=0.1):
     """Run ``work(t)`` for ``t`` in ``range(n_threads)`` in threads (``work``
     calls a nogil kernel), calling ``poll()`` every ``interval`` seconds until
@@ -211,7 +236,10 @@ def run_workers(n_threads, work, control, poll, interval=0.1):
 
     def guarded(t):
         try:
-            work(t)
+            # an overflow is the callers' to detect (a NaN test on the loss):
+            # numpy's warnings would print lines of their own
+            with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+                work(t)
         except BaseException as e:  # surfaced in the calling thread
             errors.append(e)
             control[0] = 1

@@ -8,7 +8,7 @@ import numpy as np
 
 from .errors import TreexcError
 from .modelfile import atomic_writer
-from .textio import read_text
+from .textio import display_name, read_text, to_bytes, to_str, warn
 
 
 def format_vector(vec):
@@ -28,31 +28,53 @@ def format_rows(words, vectors):
 def write_vec(path, words, vectors):
     def write(f):
         f.write(f"{len(words)} {vectors.shape[1]}\n".encode())
-        step = 20000
+        # rows formatted at a time: about 2M values (their Python floats and
+        # text take ~100 MB), whatever the dimension
+        step = max(1, 2000000 // max(1, vectors.shape[1]))
         for i in range(0, len(words), step):
-            f.write(format_rows(words[i:i + step], vectors[i:i + step]).encode("utf-8"))
+            # words keep their bytes, invalid UTF-8 included, as in fastText
+            f.write(to_bytes(format_rows(words[i:i + step], vectors[i:i + step])))
 
     atomic_writer(path, write)
 
 
-def read_vec(path, dim):
-    """Words and vectors of a ``.vec`` file (first line: count and dimension)."""
-    data = bytes(read_text(path)).decode("utf-8")
-    lines = data.rstrip("\n").split("\n")
+def read_vec(path, dim, label=None):
+    """Words and vectors of a ``.vec`` file (first line: count and dimension).
+
+    Words are bytes (as ``textio.to_str`` strings): invalid UTF-8 is kept.
+    Words starting with the ``label`` prefix are skipped with one warning:
+    they cannot be input words (fastText 0.9.2 adds them to the dictionary
+    as new labels, which no training line has).
+    """
+    name = display_name(path)
+    lines = bytes(read_text(path)).rstrip(b"\n").split(b"\n")
     try:
         n, file_dim = (int(x) for x in lines[0].split())
     except (IndexError, ValueError):
-        raise TreexcError(f"{path}: line 1: expected '<number of words> <dimension>'") \
+        raise TreexcError(f"{name}: line 1: expected '<number of words> <dimension>'") \
             from None
     if file_dim != dim:
-        raise TreexcError(f"{path}: vectors have dimension {file_dim}, but -dim is {dim}")
+        raise TreexcError(f"{name}: vectors have dimension {file_dim}, but -dim is {dim}")
+    if n < 0:
+        raise TreexcError(f"{name}: line 1: negative number of words {n}")
+    prefix = to_bytes(label) if label else None
     words, vectors = [], np.zeros((min(n, len(lines) - 1), dim), dtype=np.float32)
+    skipped, first_skipped = 0, 0
     for i, line in enumerate(lines[1:n + 1]):
-        parts = line.rstrip().split(" ")
+        parts = line.split()  # white space, as fastText's `in >> word >> value`
+        if len(parts) != dim + 1:
+            raise TreexcError(f"{name}: line {i + 2}: expected a word and {dim} numbers")
+        if prefix is not None and parts[0].startswith(prefix):
+            skipped += 1
+            first_skipped = first_skipped or i + 2
+            continue
         try:
-            vectors[i] = [float(x) for x in parts[1:]]
+            vectors[len(words)] = [float(x) for x in parts[1:]]
         except ValueError:
-            raise TreexcError(f"{path}: line {i + 2}: expected a word and {dim} numbers") \
+            raise TreexcError(f"{name}: line {i + 2}: expected a word and {dim} numbers") \
                 from None
-        words.append(parts[0])
+        words.append(to_str(parts[0]))
+    if skipped:
+        warn(f"{name}: {skipped} vector(s) of label tokens (words starting with "
+             f"'{label}', first: line {first_skipped}) skipped: labels are not input words")
     return words, vectors[:len(words)]
