@@ -24,12 +24,15 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from . import memory
 from .errors import TreexcError
 from .lm_corpus import build_vocab
 from .lm_model import LanguageModel, fit_arity, init_weights
 from .lm_trees import cluster_tree, move_leaf_rows, random_tree, remap_rows
 from .textio import display_name, read_text
-from .trainer import Progress, SilentReporter, run_workers
+from .trainer import Progress, SilentReporter, diverged_message, run_workers
+
+DIVERGED = 2  # control[0] of a training phase: a batch met a NaN or infinity
 
 
 # -- BLAS threads ---------------------------------------------------------------
@@ -125,7 +128,12 @@ def perplexity(model, path_or_ids, threads=1, batch=None):
     batch = batch or model.args.batch
     engines = [model.engine(batch) for _ in range(max(1, threads))]
     nll, n, _, _ = evaluate(model, ids, engines, batch)
-    return math.exp(nll / n), n
+    return exp_or_inf(nll / n), n
+
+
+def exp_or_inf(x):
+    """``exp(x)``, infinite past float's range (``math.exp`` raises)."""
+    return math.exp(x) if x < 709.0 else math.inf
 
 
 # -- training -------------------------------------------------------------------
@@ -166,6 +174,7 @@ class LMSession:
         self.rebuilds = 0
         self.moved = 0
         self.records = []
+        self.last_loss = 0.0
 
     def _reset_stats(self):
         t = self.model.tree
@@ -192,6 +201,18 @@ class LMSession:
         return sorted(set(events))
 
     def run(self, epochs=None, evaluate_at_end=True):
+        """Train for ``epochs``; one progress reporter for the whole run (a
+        line every few seconds in a log, not one per phase)."""
+        self.reporter = self.reporter_factory()
+        try:
+            records = self._run(epochs, evaluate_at_end)
+        except BaseException:
+            self.reporter.abort()
+            raise
+        self.reporter.finish(self._snapshot(None))
+        return records
+
+    def _run(self, epochs, evaluate_at_end):
         epochs = self.args.epoch if epochs is None else epochs
         whole = int(math.floor(epochs))
         self.total_tokens = int(round(epochs * self.N))
@@ -223,15 +244,21 @@ class LMSession:
         until = a.treeEpochs if a.treeEpochs > 0 else a.epoch / 2.0
         return self.learn_tree and epoch < until - 1e-9
 
-    def _snapshot(self, reporter_start, reporter_done0):
+    def _snapshot(self, phase_start):
+        """Progress with the speed of training alone (evaluations and the
+        time before ``phase_start`` began are not training)."""
         done = int(self.progress.sum())
-        elapsed = max(time.monotonic() - reporter_start, 1e-9)
+        elapsed = self.train_seconds
+        if phase_start is not None:
+            elapsed += time.perf_counter() - phase_start
+        elapsed = max(elapsed, 1e-9)
         fraction = min(1.0, done / max(1, self.total_tokens))
         n = int(self.loss_n.sum())
-        rate = (done - reporter_done0) / elapsed
+        rate = done / elapsed
         eta = (self.total_tokens - done) / rate if rate > 0 else float("inf")
         return Progress(fraction=fraction, words_per_sec_thread=rate / self.n_threads,
-                        lr=self.args.lr, loss=float(self.loss_sum.sum()) / n if n else 0.0,
+                        lr=self.args.lr,
+                        loss=float(self.loss_sum.sum()) / n if n else self.last_loss,
                         eta_seconds=eta)
 
     def _train_phase(self, perm, b0, b1):
@@ -243,9 +270,7 @@ class LMSession:
         N = self.N
         control = np.zeros(1, dtype=np.int64)
         learn = self.learn_tree
-        reporter = self.reporter_factory()
-        start = time.monotonic()
-        done0 = int(self.progress.sum())
+        reporter = self.reporter
 
         def work(t):
             e = self.engines[t]
@@ -261,17 +286,29 @@ class LMSession:
                     loss = e.train(ids, p, n, lr, acc, True, sp, sn)
                 else:
                     loss = e.train(ids, p, n, lr, acc)
+                # a NaN or infinite weight reaches the loss or the context
+                # gradient of the batch that uses it: (d + 1) * n values,
+                # little next to the step's matrix products
+                if not (math.isfinite(loss) and np.isfinite(e.dr[:n]).all()):
+                    control[0] = DIVERGED
+                    break
                 self.loss_sum[t] += loss
                 self.loss_n[t] += n
                 self.progress[t] += n
 
         t0 = time.perf_counter()
-        with blas_threads(1):
-            run_workers(T, work, control, lambda: reporter.update(
-                self._snapshot(start, done0)))
+        try:
+            with blas_threads(1):
+                run_workers(T, work, control, lambda: reporter.update(self._snapshot(t0)))
+        except ZeroDivisionError:
+            # a node's softmax over infinite scores sums to 0 (node_probabilities
+            # divides by it) before the test above sees the NaN
+            control[0] = DIVERGED
         self.train_seconds += time.perf_counter() - t0
         self.train_batches += b1 - b0
-        reporter.finish(self._snapshot(start, done0))
+        if control[0] == DIVERGED:
+            raise TreexcError(diverged_message(
+                int(self.progress.sum()) / self.N, self.args.epoch, self.args.lr))
 
     def _rebuild(self):
         """AssignLabels on the summed statistics, with every worker stopped.
@@ -346,6 +383,9 @@ class LMSession:
             if stream is None:
                 continue
             nll, ntok, sec, nb = evaluate(m, stream.ids, self.engines, self.B)
+            if not nll / ntok < 709.0:  # exp overflows: the weights blew up
+                raise TreexcError(diverged_message(epoch, self.args.epoch, self.args.lr,
+                                                   f"{key} perplexity overflows"))
             record[f"{key}_ppl"] = math.exp(nll / ntok)
             record[f"{key}_tokens"] = ntok
             eval_seconds += sec
@@ -354,6 +394,7 @@ class LMSession:
             record["eval_ms_per_batch"] = 1000.0 * eval_seconds / eval_batches
         self.records.append(record)
         self.on_eval(record)
+        self.last_loss = record["train_loss"] or 0.0  # shown until the next batch
         self.loss_sum[:] = 0.0
         self.loss_n[:] = 0
 
@@ -389,8 +430,12 @@ def new_model(args, vocab, tree, rng):
 def train_lm(args, reporter_factory=None, echo=None, on_eval=None):
     """Train a language model; returns ``(model, records)``."""
     name = display_name(args.input)
+    # what the options alone ask for (-arity, -dim, -context), before reading
+    memory.refuse_oversized(memory.lm_parts(args, 1, args.arity or 2))
     data = read_text(args.input)
     vocab = build_vocab(data, args.minCount, name)
+    memory.refuse_oversized(memory.lm_parts(
+        args, vocab.size, args.arity or fit_arity(vocab.size, args.depth)))
     train = Stream(name, vocab.encode(data))
     del data
     valid = read_stream(args.valid, vocab) if args.valid else None

@@ -30,7 +30,11 @@ class SummaryReporter:
         pass
 
     def finish(self, p):
-        pass
+        # fastText prints the final progress line at -verbose 1 too
+        print(progress_line(p), file=self.stream, flush=True)
+
+    def abort(self):
+        """Training stopped early (an error, a signal): no final line."""
 
 
 class LineReporter(SummaryReporter):
@@ -80,3 +84,10 @@ class RichReporter:
     def finish(self, p):
         self.update(p)
         self.bar.stop()
+
+    def abort(self):
+        """Stop the live bar, which also shows the terminal's cursor again
+        (rich hides it while the bar is drawn)."""
+        if self.task is not None:
+            self.bar.stop()
+            self.task = None

@@ -20,6 +20,21 @@ from numba import njit
 
 from .vector_kernels import LOSS_NS, LOSS_OVA, axpy, dot, node_probabilities, safe_log, sigmoid
 
+# ``control[0]``: 0 run, STOP stop (Ctrl-C, an error elsewhere), DIVERGED a
+# worker met a NaN or infinite value (the caller reports it and saves nothing)
+STOP, DIVERGED = 1, 2
+
+
+@njit(cache=True, nogil=True, inline="always")
+def all_finite(v):
+    """Are all of float32 ``v``'s values finite?  A test of the exponent bits:
+    under ``fastmath`` the compiler assumes floats are finite and folds
+    ``np.isfinite`` to True (measured: it never fires in these kernels)."""
+    bits = v.view(np.uint32)
+    for i in range(len(bits)):
+        if bits[i] & np.uint32(0x7F800000) == np.uint32(0x7F800000):
+            return False
+    return True
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -90,7 +105,9 @@ def train_thread(thread, feat_off, feats, label_off, labels, ntokens,
                  progress, stop_at, control, loss_sum, loss_n, cursor, rng_state,
                  collect, stats_p, stats_n):
     """Train on lines from ``cursor[thread]`` on, cycling through the corpus,
-    until ``sum(progress) >= stop_at``.
+    until ``sum(progress) >= stop_at`` or ``control[0]`` is set.  A NaN or
+    infinite hidden vector or gradient sets ``control[0] = DIVERGED``: one
+    test of ``2 * dim`` integers per example, a few percent of a step.
 
     The learning rate follows global progress ``x = sum(progress) /
     total_tokens``: constant ``lr0`` while ``x < lr_hold``, then decaying
@@ -132,6 +149,9 @@ def train_thread(thread, feat_off, feats, label_off, labels, ntokens,
             inv = np.float32(1.0 / (f1 - f0))
             for i in range(dim):
                 hidden[i] *= inv
+            if not all_finite(hidden):
+                control[0] = DIVERGED
+                break
             grad[:] = 0.0
             loss = 0.0
             if loss_kind == LOSS_OVA:
@@ -156,6 +176,9 @@ def train_thread(thread, feat_off, feats, label_off, labels, ntokens,
                     loss += tree_step(w_out, children, path_off, path_node, path_slot,
                                       target, hidden, grad, probs, lr, thread, collect,
                                       stats_p, stats_n)
+            if not all_finite(grad):
+                control[0] = DIVERGED
+                break
             for i in range(dim):
                 grad[i] *= inv
             for k in range(f0, f1):

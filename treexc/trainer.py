@@ -68,6 +68,9 @@ def train_supervised(args, reporter=None, initial_tree=None):
     reporter.info(f"Number of words:  {dictionary.nwords}")
     reporter.info(f"Number of labels: {dictionary.nlabels}")
     corpus.skip_bare_lines(dictionary.eos_id(), name)  # warns; raises if nothing is left
+    chosen = args.resolve_auto_loss(dictionary.nlabels)
+    if chosen:
+        reporter.info(chosen)
     memory.refuse_oversized(memory.supervised_parts(args, dictionary.nwords,
                                                     dictionary.nlabels))
     w_in = init_input_matrix(dictionary.nwords + args.bucket, args.dim, args.seed)
