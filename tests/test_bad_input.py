@@ -2,7 +2,12 @@
 file (and line), exit status 1, no traceback, and no output file."""
 
 import gzip
+import io
 import os
+import shutil
+import subprocess
+import sys
+import threading
 
 import numpy as np
 import pytest
@@ -401,3 +406,209 @@ def test_python_api_errors(folder, model_path):
         treexc.train_supervised(input=str(folder / "good.txt"), learningRate=0.1)
     with pytest.raises(treexc.TreexcError, match="no such file"):
         treexc.load_model(str(model_path)).test(str(folder / "missing.txt"))
+
+
+# -- labels with control bytes --------------------------------------------------------------
+
+def test_control_bytes_in_labels_are_escaped(folder):
+    """A label holding ESC or a newline (a crafted model) is printed with
+    ``\\xNN`` escapes: one answer line per input line, no terminal codes."""
+    data = b"__label__r\x1b[31m red ball\n__label__g\x01 green goal\n" * 10
+    path = write(folder, "ctl.txt", data)
+    ok(["supervised", "-input", path, "-output", folder / "m"] + FAST + ["-epoch", "20"])
+    model = treexc.load_model(str(folder / "m.bin"))
+    assert sorted(model.get_labels()) == ["__label__g\x01", "__label__r\x1b[31m"]
+    out = ok(["predict", folder / "m.bin", "-", "2"], input="red ball\ngreen goal\n").stdout
+    assert out == ("__label__r\\x1b[31m __label__g\\x01\n"
+                   "__label__g\\x01 __label__r\\x1b[31m\n")
+    dump = ok(["dump", folder / "m.bin", "dict"]).stdout.splitlines()
+    assert "__label__r\\x1b[31m 10 label" in dump and "__label__g\\x01 10 label" in dump
+    report = ok(["test-label", folder / "m.bin", path]).stdout
+    assert "\x1b" not in report and "\x01" not in report and "  __label__g\\x01\n" in report
+    # a newline, which no training file can put in a label, from a crafted model
+    d = model.dictionary
+    e = d.nwords + model.get_labels().index("__label__g\x01")
+    d.pool = d.pool.copy()
+    d.pool[d.entry_off[e] + d.entry_len[e] - 1] = ord("\n")
+    model.save_model(str(folder / "crafted.bin"))
+    out = ok(["predict-prob", folder / "crafted.bin", "-", "2"],
+             input="green goal\n\nred\n").stdout.split("\n")
+    assert len(out) == 4 and out[-1] == ""
+    assert out[0].startswith("__label__g\\x0a ")
+    dump = ok(["dump", folder / "crafted.bin", "dict"]).stdout.splitlines()
+    assert len(dump) == 1 + len(d.entry_off) and "__label__g\\x0a 10 label" in dump
+
+
+# -- language model ----------------------------------------------------------------------------
+
+def test_language_model_reads_bytes_and_pipes(folder):
+    text = "".join(f"the old man {w} sea\n" for w in ["caf\xe9", "fish", "boat"] * 30)
+    path = write(folder, "lm.txt", text.encode("latin-1"))  # é as the byte 0xe9
+    result = run(["lm", "-input", path, "-output", folder / "lm", "-dim", "4", "-epoch", "1",
+                  "-thread", "1", "-verbose", "0", "-loss", "softmax", "-minCount", "1"])
+    assert result.exit_code == 0, result.output
+    assert result.stderr == (f"treexc: warning: {path}: 30 line(s) with invalid UTF-8 "
+                             "(first: line 1), read as the bytes they are\n")
+    # a named pipe, written by another thread while predict-next reads it
+    fifo = folder / "fifo"
+    os.mkfifo(fifo)
+    lines = b"the old\ncaf\xe9\x00man\n\x1b[2J\n"
+    writer = feed(fifo, lines)
+    result = run(["predict-next", folder / "lm.bin", fifo, "20"])  # every word
+    writer.join(60)
+    assert result.exit_code == 0, result.output
+    out = result.stdout_bytes.split(b"\n")
+    assert len(out) == 4 and out[-1] == b""
+    assert b"caf\xe9 " in result.stdout_bytes  # the word's own bytes
+    # a NUL separates words: "caf\xe9\0man" is the context "caf\xe9 man"
+    same = ok(["predict-next", folder / "lm.bin", "-", "20"],
+              input=b"caf\xe9 man\n").stdout_bytes
+    assert out[1] + b"\n" == same
+    writer = feed(fifo, text.encode("latin-1"))
+    piped = ok(["test-lm", folder / "lm.bin", fifo]).stdout
+    writer.join(60)
+    assert piped == ok(["test-lm", folder / "lm.bin", path]).stdout
+
+
+def test_language_model_without_words(folder):
+    path = write(folder, "empty_lines.txt", b"\n\n \t\n")
+    user_error(["lm", "-input", path, "-output", folder / "lm"],
+               f"{path}: no words, only empty lines")
+    assert not (folder / "lm.bin").exists()
+
+
+def test_plot_on_bad_logs(folder):
+    for name, data in (("latin1.jsonl", b'{"epoch": 1, "run": "caf\xe9"}\n'),
+                       ("deep.jsonl", b"[" * 100000 + b"\n"),
+                       ("list.jsonl", b'{"epoch": 1}\n[1, 2]\n'),
+                       ("text.jsonl", b'{"epoch": 1, "valid_ppl": "high"}\n')):
+        path = write(folder, name, data)
+        line = 2 if name == "list.jsonl" else 1
+        user_error(["plot", path, "-o", folder / "x.png"],
+                   f"{path}: line {line}: not a `treexc lm -log` record")
+
+
+# -- processes: pipes, /dev/full, closed standard output --------------------------------------
+
+def shell(folder, script):
+    """Run a bash script in ``folder`` where ``treexc`` is this checkout's
+    command; fails the test on a traceback anywhere."""
+    prelude = f'treexc() {{ "{sys.executable}" -c "from treexc.cli import main; main()" "$@"; }}\n'
+    result = subprocess.run(["bash", "-c", prelude + script], cwd=folder, capture_output=True,
+                            timeout=300, env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    assert b"Traceback" not in result.stderr, result.stderr.decode(errors="replace")
+    return result
+
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+needs_bash = pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
+
+
+@needs_bash
+def test_non_seekable_inputs_through_bash(model_path, folder):
+    """`<(...)` and /dev/stdin, with gzip through a pipe, read like files."""
+    plain = GOOD.encode() * 3
+    write(folder, "p.txt", plain)
+    write(folder, "p.gz", gzip.compress(plain))
+    expected = ok(["predict-prob", model_path, folder / "p.txt", "2"]).stdout
+    result = shell(folder, f"""
+        set -e
+        treexc predict-prob {model_path} <(cat p.txt) 2 > a.out
+        cat p.gz | treexc predict-prob {model_path} /dev/stdin 2 > b.out
+    """)
+    assert result.returncode == 0 and result.stderr == b""
+    assert (folder / "a.out").read_text() == expected == (folder / "b.out").read_text()
+
+
+def feed(path, data):
+    """Write ``data`` into the pipe ``path`` from another thread."""
+    def write_all():
+        with open(path, "wb") as f:
+            f.write(data)
+
+    # a daemon with a bounded join: a reader that never comes cannot hang the tests
+    thread = threading.Thread(target=write_all, daemon=True)
+    thread.start()
+    return thread
+
+
+def test_training_and_testing_from_pipes(model_path, folder):
+    """A named pipe and an anonymous one (/dev/fd/N, what `<(...)` gives)."""
+    plain = GOOD.encode() * 3
+    flags = FAST + ["-seed", "3"]
+    ok(["supervised", "-input", write(folder, "p.txt", plain), "-output", folder / "plain"]
+       + flags)
+    fifo = folder / "fifo"
+    os.mkfifo(fifo)
+    writer = feed(fifo, gzip.compress(plain))
+    ok(["supervised", "-input", fifo, "-output", folder / "piped"] + flags)
+    writer.join(60)
+    assert (folder / "piped.bin").read_bytes() == (folder / "plain.bin").read_bytes()
+    tested = ok(["test-label", model_path, folder / "p.txt"]).stdout
+    r, w = os.pipe()
+    writer = threading.Thread(target=lambda: (os.write(w, plain), os.close(w)), daemon=True)
+    writer.start()
+    try:
+        assert ok(["test-label", model_path, f"/dev/fd/{r}"]).stdout == tested
+    finally:
+        writer.join(60)
+        os.close(r)
+
+
+FULL = "treexc: standard output: cannot write: No space left on device\n"
+needs_dev_full = pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+
+
+@needs_bash
+@needs_dev_full
+def test_output_that_cannot_be_written(model_path, folder):
+    """Python's own flush at exit must not be where /dev/full is found."""
+    write(folder, "many.txt", b"ball goal\n" * 20000)
+    result = shell(folder, f"""
+        treexc predict {model_path} many.txt > /dev/full 2> full.err; echo $? > full.rc
+        treexc predict {model_path} many.txt >&- 2> closed.err; echo $? > closed.rc
+        treexc predict {model_path} many.txt 2> head.err | head -1 > head.out
+        echo ${{PIPESTATUS[0]}} > head.rc
+    """)
+    assert result.returncode == 0, result.stderr
+
+    def outcome(name):
+        return int((folder / f"{name}.rc").read_text()), (folder / f"{name}.err").read_text()
+
+    assert outcome("full") == (1, FULL)
+    assert outcome("closed") == (1, "treexc: standard output is closed: nowhere to write "
+                                    "the answers\n")
+    assert outcome("head") == (0, "")  # a reader that went away: a quiet exit
+    assert (folder / "head.out").read_text() == "__label__a\n"
+
+
+@needs_dev_full
+@pytest.mark.parametrize("args,stdin", [
+    (["dump", "MODEL", "dict"], None),
+    (["dump", "MODEL", "input"], None),
+    (["dump-tree", "MODEL"], None),  # text written by print, flushed at the end
+    (["test", "MODEL", "good.txt"], None),
+    (["test-label", "MODEL", "good.txt"], None),
+    (["predict-prob", "MODEL", "-"], b"ball\n" * 1000),
+    (["print-word-vectors", "MODEL"], b"ball goal\n"),
+    (["print-sentence-vectors", "MODEL"], b"ball goal\n"),
+])
+def test_commands_writing_to_a_full_disk(model_path, folder, monkeypatch, capfd, args,
+                                         stdin):
+    """In this process, with standard output on /dev/full as a shell would
+    set it up: one line, status 1."""
+    from treexc.cli import main
+
+    args = [str(model_path) if a == "MODEL" else str(folder / a) if a.endswith(".txt")
+            else a for a in args]
+    full = open("/dev/full", "w")
+    stdin_file = folder / "stdin"
+    stdin_file.write_bytes(stdin or b"")
+    with open(stdin_file, "rb") as f:
+        monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(f))
+        monkeypatch.setattr(sys, "stdout", full)
+        with pytest.raises(SystemExit) as exit_:
+            main.main(args, prog_name="treexc")
+    assert exit_.value.code == 1
+    assert capfd.readouterr().err == FULL
+    full.close()  # what was not written went to /dev/null

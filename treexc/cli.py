@@ -32,7 +32,8 @@ HELP = {
     "minCountLabel": "minimal number of label occurrences",
     "neg": "number of negatives sampled (loss ns)",
     "wordNgrams": "max length of word ngram",
-    "loss": "loss function {softmax, hs, ova, ns, tree}",
+    "loss": "loss function {auto, softmax, hs, ova, ns, tree}; auto = flat softmax up to "
+            "4,096 labels, a learned tree above (or when -arity is given)",
     "bucket": "number of buckets for hashed n-grams",
     "minn": "min length of char ngram",
     "maxn": "max length of char ngram",
@@ -175,9 +176,14 @@ def _silence_stdout():
     could not be written does not fail again (and print a traceback)."""
     try:
         devnull = os.open(os.devnull, os.O_WRONLY)
+    except OSError:
+        return
+    try:
         os.dup2(devnull, sys.stdout.fileno())
     except (AttributeError, OSError, ValueError):
         pass
+    finally:
+        os.close(devnull)
 
 
 def _tolerant_stdout():
