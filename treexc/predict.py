@@ -23,21 +23,25 @@ def read_line_chunks(path, check=None):
     """Yield ``(first_line_number, bytes)`` pieces made of whole lines; the
     last piece may lack its final newline.  ``check`` (a
     :class:`textio.ByteCheck`) is shown every piece."""
-    pending = b""
-    line_no = 1
+    pending = []  # the bytes since the last newline, in pieces: a line of
+    line_no = 1   # gigabytes is joined once, not copied at every read
     for chunk in read_chunks(path, READ_SIZE):
-        pending += chunk
-        cut = pending.rfind(b"\n")
-        if cut >= 0:
-            piece, pending = pending[:cut + 1], pending[cut + 1:]
-            if check is not None:
-                check.add(piece, line_no)
-            yield line_no, piece
-            line_no += piece.count(b"\n")
-    if pending:
+        cut = chunk.rfind(b"\n")
+        if cut < 0:
+            pending.append(chunk)
+            continue
+        pending.append(chunk[:cut + 1])
+        piece = b"".join(pending)
+        pending = [chunk[cut + 1:]] if cut + 1 < len(chunk) else []
         if check is not None:
-            check.add(pending, line_no)
-        yield line_no, pending
+            check.add(piece, line_no)
+        yield line_no, piece
+        line_no += piece.count(b"\n")
+    if pending:
+        piece = b"".join(pending)
+        if check is not None:
+            check.add(piece, line_no)
+        yield line_no, piece
 
 
 def label_names(model):
