@@ -612,3 +612,16 @@ def test_commands_writing_to_a_full_disk(model_path, folder, monkeypatch, capfd,
     assert exit_.value.code == 1
     assert capfd.readouterr().err == FULL
     full.close()  # what was not written went to /dev/null
+
+
+@pytest.mark.parametrize("command", ["predict", "test", "print-word-vectors"])
+def test_closed_standard_input(model_path, monkeypatch, capfd, command):
+    """Started with `<&-`, Python has no sys.stdin at all."""
+    from treexc.cli import main
+
+    monkeypatch.setattr(sys, "stdin", None)
+    args = [command, str(model_path)] + (["-"] if command != "print-word-vectors" else [])
+    with pytest.raises(SystemExit) as exit_:
+        main.main(args, prog_name="treexc")
+    assert exit_.value.code == 1
+    assert capfd.readouterr().err == "treexc: standard input: closed, nothing to read\n"

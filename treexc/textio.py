@@ -179,7 +179,7 @@ def read_bytes(path):
     name = display_name(path)
     try:
         if path == "-":
-            data = sys.stdin.buffer.read()
+            data = _stdin(name).read()
         else:
             with open(path, "rb") as f:
                 data = f.read()
@@ -231,18 +231,27 @@ def read_chunks(path, size=READ_SIZE):
 def _open_reader(path, name):
     """``(read(size) function, object to close or None)``."""
     if path == "-":
+        stream = _stdin(name)
         try:
-            fd = sys.stdin.buffer.fileno()
+            fd = stream.fileno()
             return (lambda size: os.read(fd, size)), None
         except (AttributeError, OSError, ValueError):
             # an in-memory stdin (embedding, tests): no descriptor to read
-            stream = sys.stdin.buffer
             return getattr(stream, "read1", stream.read), None
     try:
         f = open(path, "rb", buffering=0)  # FileIO.read is one read(2), like os.read
     except OSError as e:
         raise TreexcError(os_error_message(name, e)) from None
     return f.read, f
+
+
+def _stdin(name):
+    """Standard input's binary stream; Python has none when it started
+    with standard input closed (``<&-``)."""
+    stream = getattr(sys.stdin, "buffer", sys.stdin)
+    if stream is None:
+        raise TreexcError(f"{name}: closed, nothing to read")
+    return stream
 
 
 def _raw_chunks(read, size, name):
