@@ -592,6 +592,8 @@ def test_output_that_cannot_be_written(model_path, folder):
     (["predict-prob", "MODEL", "-"], b"ball\n" * 1000),
     (["print-word-vectors", "MODEL"], b"ball goal\n"),
     (["print-sentence-vectors", "MODEL"], b"ball goal\n"),
+    (["--help"], None),  # printed while the arguments are parsed, before invoke
+    (["--version"], None),
 ])
 def test_commands_writing_to_a_full_disk(model_path, folder, monkeypatch, capfd, args,
                                          stdin):

@@ -106,6 +106,15 @@ class Main(click.Group):
     def list_commands(self, ctx):
         return sorted({*super().list_commands(ctx), *LM_COMMANDS})
 
+    def main(self, *args, **kwargs):
+        try:
+            return super().main(*args, **kwargs)
+        except OSError as e:
+            # `treexc --help` or `--version` written to a full disk: parsed
+            # and printed before invoke (click handles only EPIPE here)
+            _silence_stdout()
+            fail(f"standard output: cannot write: {e.strerror or e}")
+
     def invoke(self, ctx):
         try:
             _tolerant_stdout()
