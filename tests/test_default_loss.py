@@ -1,0 +1,58 @@
+"""``-loss auto``, the default: the flat softmax up to
+``AUTO_SOFTMAX_MAX_LABELS`` labels, a learned tree above or when ``-arity``
+is given; the choice is said on stderr and saved as the model's loss."""
+
+import pytest
+
+import treexc
+from treexc import args as args_module
+from cli_util import ok
+
+LINES = [f"__label__l{i % 6} w{i % 6} x{i % 6} common" for i in range(120)]
+FLAGS = ["-dim", "8", "-epoch", "2", "-thread", "1", "-seed", "3"]
+
+
+@pytest.fixture(scope="module")
+def train_file(tmp_path_factory):
+    path = tmp_path_factory.mktemp("auto") / "train.txt"
+    path.write_text("\n".join(LINES) + "\n")
+    return path
+
+
+def train(train_file, tmp_path, *flags):
+    result = ok(["supervised", "-input", train_file, "-output", tmp_path / "m",
+                 "-verbose", "2", *FLAGS, *flags])
+    return treexc.load_model(str(tmp_path / "m.bin")), result.stderr
+
+
+def test_few_labels_get_the_flat_softmax(train_file, tmp_path):
+    model, stderr = train(train_file, tmp_path)
+    assert model.args.loss == "softmax"
+    assert model.tree.n_internal == 1 and model.tree.arity == 6  # one flat node
+    assert "output layer: softmax (-loss auto: 6 labels <= 4096)" in stderr
+
+
+def test_many_labels_get_a_learned_tree(train_file, tmp_path, monkeypatch):
+    monkeypatch.setattr(args_module, "AUTO_SOFTMAX_MAX_LABELS", 4)
+    model, stderr = train(train_file, tmp_path)
+    assert model.args.loss == "tree" and model.args.arity == 20
+    assert "output layer: tree of arity 20 (-loss auto: 6 labels > 4)" in stderr
+
+
+def test_arity_asks_for_a_learned_tree(train_file, tmp_path):
+    model, stderr = train(train_file, tmp_path, "-arity", "3")
+    assert model.args.loss == "tree" and model.tree.arity == 3
+    assert "(-loss auto: -arity 3 given)" in stderr
+
+
+@pytest.mark.parametrize("loss", ["softmax", "hs", "tree"])
+def test_an_explicit_loss_is_kept_and_not_announced(train_file, tmp_path, loss):
+    model, stderr = train(train_file, tmp_path, "-loss", loss)
+    assert model.args.loss == loss
+    assert "-loss auto" not in stderr
+
+
+def test_python_api_default_is_auto(train_file):
+    model = treexc.train_supervised(input=str(train_file), dim=8, epoch=2, thread=1,
+                                    verbose=0)
+    assert model.args.loss == "softmax"
