@@ -652,3 +652,22 @@ def test_skip_bare_lines_drops_only_their_labels(capsys):
     c = d.encode(as_u8(b"__label__a x y\n"))
     c.skip_bare_lines(d.eos_id(), "f")
     assert c.labels.tolist() == [0] and capsys.readouterr().err == ""
+
+
+@pytest.mark.parametrize("out_size", [1, 7, 1 << 20])
+@pytest.mark.parametrize("in_size", [1, 64, 1 << 20])
+def test_streaming_gunzip_any_piece_sizes(out_size, in_size):
+    """Members after zero padding (as gzip reads `cat a.gz pad b.gz`), output
+    that zlib holds back under a small limit, and a cut stream reported."""
+    from treexc.errors import TreexcError
+    from treexc.textio import _gunzip
+
+    rng = np.random.default_rng(1)
+    data = bytes(rng.choice(list(b"ab \n"), 20000).astype(np.uint8)) * 5 + b"\0" * 50000
+    packed = gzip.compress(data[:7000]) + b"\0\0" + gzip.compress(data[7000:])
+    chunks = [packed[i:i + in_size] for i in range(0, len(packed), in_size)]
+    assert b"".join(_gunzip(chunks[0], iter(chunks[1:]), out_size, "x")) == data
+    cut = packed[:-5]
+    chunks = [cut[i:i + in_size] for i in range(0, len(cut), in_size)]
+    with pytest.raises(TreexcError, match="^x: truncated gzip data"):
+        b"".join(_gunzip(chunks[0], iter(chunks[1:]), out_size, "x"))

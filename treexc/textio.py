@@ -290,10 +290,10 @@ def _gunzip(head, raw, size, name):
             pending = next(raw, None)
             if pending is None:
                 break
-        if started and not d.eof:
-            tail = d.flush()
-            if tail:
-                yield tail
-            raise TreexcError(f"{name}: truncated gzip data (the stream ends early)")
+        while started and not d.eof:
+            out = d.decompress(b"", size)  # output zlib still holds, if any
+            if not out:
+                raise TreexcError(f"{name}: truncated gzip data (the stream ends early)")
+            yield out
     except zlib.error as e:
         raise TreexcError(f"{name}: damaged gzip data ({e})") from None
