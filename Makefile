@@ -9,6 +9,9 @@ STAMP  := $(VENV)/.installed
 .PHONY: install demo test bench bench-trees clean
 
 $(STAMP): pyproject.toml
+	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 10))' || { \
+		echo "treexc needs Python >= 3.10; $(PYTHON) is $$($(PYTHON) -V 2>&1)." \
+		     "Choose another with: make PYTHON=python3.12 ..."; exit 1; }
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 	$(BIN)/python -m pip install -q -e '.[test]'

@@ -138,6 +138,30 @@ def test_save_output(work, model):
     assert values == [f"{x:.5g}" for x in np.asarray(model.w_out[0]).tolist()]
 
 
+@pytest.mark.parametrize("loss", ["softmax", "ova", "ns", "hs", "tree"])
+def test_save_output_row_names(work, loss):
+    """Rows that score one label are named by it, as fastText names them;
+    the rows of tree nodes (hs, tree) are node<n>/<slot>."""
+    out = work / f"so-{loss}"
+    flags = [f if f != "softmax" else loss for f in TRAIN_FLAGS]
+    ok(["supervised", "-input", work / "train.txt", "-output", out, "-saveOutput"] + flags)
+    trained = treexc.load_model(f"{out}.bin")
+    rows = (work / f"so-{loss}.output").read_text().splitlines()[1:]
+    names = [parse_vector_line(row, 8)[0] for row in rows]
+    assert len(names) == trained.w_out.shape[0]
+    labels = trained.get_labels()
+    if loss in ("softmax", "ova", "ns"):
+        assert sorted(names) == sorted(labels)
+        for name, row in zip(names, rows):  # each row is its label's row
+            i = labels.index(name)
+            slot = i if trained.tree is None else list(trained.tree.children[0]).index(i)
+            assert parse_vector_line(row, 8)[1] == [
+                f"{x:.5g}" for x in np.asarray(trained.w_out[slot]).tolist()]
+    else:
+        arity = trained.tree.arity
+        assert names == [f"node{i // arity}/{i % arity}" for i in range(len(names))]
+
+
 def test_verbose_progress_goes_to_stderr(work):
     result = ok(["supervised", "-input", work / "train.txt", "-output", work / "verbose",
                  "-epoch", "1", "-thread", "1", "-dim", "4", "-loss", "softmax"])
@@ -145,11 +169,45 @@ def test_verbose_progress_goes_to_stderr(work):
     assert "Progress: 100.0%" in result.stderr
 
 
+def line_kinds(stderr):
+    """Each stderr line's kind: its text up to the first digit."""
+    lines = [line for line in stderr.replace("\r", "\n").split("\n") if line.strip()]
+    return [re.match(r"[^0-9]*", line).group().strip() for line in lines]
+
+
+def test_verbose_1_summary_and_final_progress_line(work, capfd):
+    """-verbose 1 prints what was read and, as fastText 0.9.2 does, the final
+    progress line (and no other)."""
+    result = ok(["supervised", "-input", work / "train.txt", "-output", work / "v1",
+                 "-epoch", "1", "-thread", "1", "-dim", "4", "-loss", "softmax",
+                 "-verbose", "1"])
+    assert result.stdout == ""
+    kinds = line_kinds(result.stderr)
+    assert kinds == ["Read", "Number of words:", "Number of labels:", "Progress:"]
+    last = result.stderr.splitlines()[-1]
+    assert re.fullmatch(r"Progress: 100\.0% words/sec/thread: +\d+ lr: +0\.000000 "
+                        r"avg\.loss: +\d+\.\d{6} ETA: +0h +0m +0s", last), last
+    fasttext = pytest.importorskip("fasttext")
+    capfd.readouterr()
+    fasttext.train_supervised(str(work / "train.txt"), epoch=1, thread=1, dim=4, verbose=1)
+    assert line_kinds(capfd.readouterr().err) == kinds
+
+
 def test_help_and_version():
     for flag in ("-h", "-help", "--help"):
         assert "supervised" in ok([flag]).stdout
     assert "-wordNgrams" in ok(["supervised", "--help"]).stdout
-    assert treexc.__version__ in ok(["--version"]).stdout
+    for flag in ("--version", "-version"):
+        assert ok([flag]).stdout == f"treexc {treexc.__version__}\n"
+
+
+@pytest.mark.parametrize("command", ["test", "test-label", "predict", "predict-prob"])
+def test_help_explains_k_threshold_and_stdin(command):
+    text = ok([command, "--help"]).stdout
+    assert "MODEL INPUT [K] [THRESHOLD]" in text
+    for fragment in ["- = stdin", "-1 = every label", "THRESHOLD  leave out labels of "
+                     "probability below it"]:
+        assert fragment in text, (command, fragment)
 
 
 # -- predict ------------------------------------------------------------------------------
@@ -174,6 +232,33 @@ def test_predict(work, model, k):
     for line, printed in zip(lines, got):
         labels, _ = model.predict(strip_labels(line), k=k)
         assert printed == " ".join(labels)
+
+
+def test_predict_k_minus_1_gives_every_label(work, model):
+    """fastText's k = -1: every label, most likely first."""
+    n_labels = len(model.get_labels())
+    out = ok(["predict-prob", work / "model.bin", "-", "-1"],
+             input="ball goal\nbread cheese\n").stdout.splitlines()
+    for line, text in zip(out, ["ball goal", "bread cheese"]):
+        pairs = line.split(" ")
+        assert len(pairs) == 2 * n_labels
+        assert sorted(pairs[0::2]) == sorted(model.get_labels())
+        probs = [float(p) for p in pairs[1::2]]
+        assert probs == sorted(probs, reverse=True)
+        assert sum(probs) == pytest.approx(1.0, abs=1e-4)  # softmax: all of it
+        assert line == " ".join(f"{a} {p:.6g}" for a, p in zip(*model.predict(text, k=-1)))
+    assert len(model.predict("ball goal", k=-1)[0]) == n_labels
+    # with a threshold, and for test: precision over every label predicted
+    out = ok(["predict", work / "model.bin", work / "test.txt", "-1", "0.2"]).stdout
+    assert out.split("\n")[0] == " ".join(model.predict(
+        strip_labels(read_test_lines(work)[0]), k=-1, threshold=0.2)[0])
+    n, p, r, _ = expected_metrics(work, model, n_labels)
+    assert ok(["test", work / "model.bin", work / "test.txt", "-1"]).stdout == \
+        f"N\t{n}\nP@-1\t{p:.3g}\nR@-1\t{r:.3g}\n"
+    for bad in ("-2", "0"):
+        line = run(["predict", work / "model.bin", work / "test.txt", bad]).stderr
+        assert line == f"treexc: k {bad}: must be >= 1, or -1 for all labels\n"
+    assert "No such option" in run(["predict", work / "model.bin", "-x"]).stderr
 
 
 def test_predict_from_stdin_and_last_line_without_newline(work, model):

@@ -1,4 +1,9 @@
+import os
+import subprocess
+import sys
+
 import treexc
+from treexc import jitstart
 
 
 def test_train_predict_roundtrip(tmp_path):
@@ -15,3 +20,49 @@ def test_train_predict_roundtrip(tmp_path):
     model.save_model(str(tmp_path / "m.bin"))
     again = treexc.load_model(str(tmp_path / "m.bin"))
     assert again.predict("bread cheese")[0] == ("__label__food",)
+
+
+# -- start-up (jitstart) ------------------------------------------------------------------
+
+def python(code, **env):
+    """Run ``code`` in a fresh interpreter; ``(stdout, stderr)``."""
+    environ = {k: v for k, v in os.environ.items() if k != "TREEXC_COMPILE_NOTICE"}
+    environ.update(env)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          env=environ, timeout=120)
+    assert done.returncode == 0, done.stderr
+    return done.stdout, done.stderr
+
+
+def test_compile_notice_once_and_compiling_after_fast_cache_loads():
+    """The first real compilation of a process prints the notice, once; and
+    after kernels were loaded without the compiler's registries, a new
+    function that needs them (arrays, math) still compiles and runs."""
+    code = ("import numpy as np, numba\nfrom treexc import jitstart\njitstart.prepare()\n"
+            "from treexc.text_kernels import fnv_hash\n"
+            "print(fnv_hash(np.frombuffer(b'bread', np.uint8), 0, 5))\n"
+            "f = numba.njit(lambda a: np.sqrt(a.sum()) + a.max() * 2.0)\n"
+            "print(f(np.ones(4)), numba.njit(lambda x: x * 3)(2))\n")
+    out, err = python(code)
+    assert out == "3362029541\n4.0 6\n"  # 3362029541: FNV-1a of "bread"
+    assert err == jitstart.NOTICE + "\n"
+    assert python("import numba\nfrom treexc import jitstart\njitstart.prepare()\n"
+                  "numba.njit(lambda x: x + 1)(1)\n", TREEXC_COMPILE_NOTICE="0")[1] == ""
+
+
+def test_warm_cache_loads_say_nothing_and_answer_alike(tmp_path):
+    path = tmp_path / "train.txt"
+    path.write_text("__label__a x y\n__label__b z w\n" * 30)
+    treexc.train_supervised(input=str(path), epoch=2, thread=1).save_model(
+        str(tmp_path / "m.bin"))
+    treexc.load_model(str(tmp_path / "m.bin")).predict("x y", k=2)  # fills the cache
+    code = (f"import treexc\nm = treexc.load_model({str(tmp_path / 'm.bin')!r})\n"
+            "print(m.predict('x y', k=2))\n"
+            "from treexc import jitstart\nprint(jitstart.fast_loads())\n")
+    out, err = python(code)
+    assert err == ""  # no compilation: no notice
+    answer, fast = out.splitlines()
+    assert fast == str(jitstart.patchable())  # True with the Numba it was written for
+    assert "__label__" in answer
+    unpatched, _ = python(code, TREEXC_NUMBA_PATCH="0")
+    assert unpatched.splitlines() == [answer, "False"]

@@ -15,14 +15,19 @@ from .errors import TreexcError
 __version__ = "0.1.0"
 __all__ = ["train_supervised", "load_model", "TreexcError"]
 
+# The functions import what they use: `import treexc` (and so `treexc
+# --help`) imports neither numpy nor Numba.
+
 
 def train_supervised(input, **flags):
     """Train a classifier on a fastText-format file; flags as fastText's
     (``lr``, ``dim``, ``epoch``, ``wordNgrams``, ``loss``, ...).  ``verbose``
     defaults to 0 here."""
+    from . import jitstart
     from .args import make_args
     from .trainer import train_supervised as train
 
+    jitstart.prepare()
     flags.setdefault("verbose", 0)
     args = make_args(input=input, **flags)
     reporter = None
@@ -36,6 +41,8 @@ def train_supervised(input, **flags):
 
 def load_model(path):
     """Load a model saved by ``treexc supervised`` or ``save_model``."""
+    from . import jitstart
     from .model import load_model as load
 
+    jitstart.prepare()
     return load(path)

@@ -221,7 +221,7 @@ def load_model(path):
     header, a = modelfile.load(path, mapped=("w_in", "w_out"))
     kind = header.get("kind")
     if kind != MODEL_KIND:
-        kind = str(kind)[:40]
+        kind = modelfile.describe(kind).strip("'")
         raise TreexcError(f"{path}: this is a '{kind}' model, not a classifier")
     try:
         saved = header["args"]
