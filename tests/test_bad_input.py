@@ -441,6 +441,18 @@ def test_control_bytes_in_labels_are_escaped(folder):
 
 # -- language model ----------------------------------------------------------------------------
 
+def feed(path, data):
+    """Write ``data`` into the pipe ``path`` from another thread."""
+    def write_all():
+        with open(path, "wb") as f:
+            f.write(data)
+
+    # a daemon with a bounded join: a reader that never comes cannot hang the tests
+    thread = threading.Thread(target=write_all, daemon=True)
+    thread.start()
+    return thread
+
+
 def test_language_model_reads_bytes_and_pipes(folder):
     text = "".join(f"the old man {w} sea\n" for w in ["caf\xe9", "fish", "boat"] * 30)
     path = write(folder, "lm.txt", text.encode("latin-1"))  # é as the byte 0xe9
@@ -518,18 +530,6 @@ def test_non_seekable_inputs_through_bash(model_path, folder):
     """)
     assert result.returncode == 0 and result.stderr == b""
     assert (folder / "a.out").read_text() == expected == (folder / "b.out").read_text()
-
-
-def feed(path, data):
-    """Write ``data`` into the pipe ``path`` from another thread."""
-    def write_all():
-        with open(path, "wb") as f:
-            f.write(data)
-
-    # a daemon with a bounded join: a reader that never comes cannot hang the tests
-    thread = threading.Thread(target=write_all, daemon=True)
-    thread.start()
-    return thread
 
 
 def test_training_and_testing_from_pipes(model_path, folder):
