@@ -320,10 +320,12 @@ def supervised(**flags):
     with interrupt_on_signals(), outputs:
         outputs.remove_stale()
         model = train_supervised(args, make_reporter(args.verbose))
-        model.save_model(outputs.temp(bin_path))
-        write_vec(outputs.temp(vec_path), model.get_words(), model.word_vectors())
+        outputs.write(bin_path, model.save_model)
+        outputs.write(vec_path, lambda tmp: write_vec(tmp, model.get_words(),
+                                                      model.word_vectors()))
         if args.saveOutput:
-            write_vec(outputs.temp(out_path), output_row_names(model), model.w_out)
+            outputs.write(out_path, lambda tmp: write_vec(tmp, output_row_names(model),
+                                                          model.w_out))
         outputs.publish()
 
 

@@ -148,7 +148,7 @@ def lm(**flags):
                     log.close()
                 except OSError:
                     pass  # the write that failed has said so
-        model.save(outputs.temp(bin_path))
+        outputs.write(bin_path, model.save)
         outputs.publish()
     if records and args.verbose >= 1:
         last = records[-1]

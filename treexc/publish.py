@@ -111,8 +111,8 @@ class OutputSet:
 
     >>> outputs = OutputSet(["model.vec", "model.bin"])   # doctest: +SKIP
     >>> with outputs:
-    ...     model.save_model(outputs.temp("model.bin"))
-    ...     write_vec(outputs.temp("model.vec"), words, vectors)
+    ...     outputs.write("model.bin", model.save_model)
+    ...     outputs.write("model.vec", lambda tmp: write_vec(tmp, words, vectors))
     ...     outputs.publish()
     """
 
@@ -123,6 +123,15 @@ class OutputSet:
 
     def temp(self, final):
         return self.temps[os.fspath(final)]
+
+    def write(self, final, writer):
+        """``writer(temporary name of final)``; its errors name ``final``."""
+        final = os.fspath(final)
+        tmp = self.temp(final)
+        try:
+            writer(tmp)
+        except TreexcError as e:
+            raise TreexcError(str(e).replace(tmp, final)) from None
 
     def __enter__(self):
         return self
