@@ -309,6 +309,7 @@ class LMSession:
         if control[0] == DIVERGED:
             raise TreexcError(diverged_message(
                 int(self.progress.sum()) / self.N, self.args.epoch, self.args.lr))
+        reporter.update(self._snapshot(None))  # the phase's end, before an evaluation
 
     def _rebuild(self):
         """AssignLabels on the summed statistics, with every worker stopped.
@@ -393,6 +394,7 @@ class LMSession:
         if eval_batches:
             record["eval_ms_per_batch"] = 1000.0 * eval_seconds / eval_batches
         self.records.append(record)
+        self.reporter.pause()  # the record's line goes below the bar, not into it
         self.on_eval(record)
         self.last_loss = record["train_loss"] or 0.0  # shown until the next batch
         self.loss_sum[:] = 0.0

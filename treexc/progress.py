@@ -36,6 +36,9 @@ class SummaryReporter:
     def abort(self):
         """Training stopped early (an error, a signal): no final line."""
 
+    def pause(self):
+        """Other output follows (a live bar steps aside)."""
+
 
 class LineReporter(SummaryReporter):
     """A line every ``every`` seconds and one at the end."""
@@ -70,11 +73,13 @@ class RichReporter:
             TextColumn("ETA {task.fields[eta]}"),
             console=self.console, transient=False)
         self.task = None
+        self.paused = False
 
     def info(self, message):
         self.console.print(message, highlight=False)
 
     def update(self, p):
+        self.paused = False
         if self.task is None:
             self.bar.start()
             self.task = self.bar.add_task("train", total=1.0, wst=0, lr=0, loss=0, eta="")
@@ -82,12 +87,21 @@ class RichReporter:
                         lr=p.lr, loss=p.loss, eta=format_eta(p.eta_seconds))
 
     def finish(self, p):
+        if self.paused:
+            return  # the bar left by pause() is the last state, and lines follow it
         self.update(p)
         self.bar.stop()
 
     def abort(self):
         """Stop the live bar, which also shows the terminal's cursor again
         (rich hides it while the bar is drawn)."""
+        self.pause()
+
+    def pause(self):
+        """Leave the bar as a line, so that other output can follow it; the
+        next update starts a new one."""
         if self.task is not None:
             self.bar.stop()
+            self.bar.remove_task(self.task)
             self.task = None
+            self.paused = True

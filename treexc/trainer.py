@@ -48,6 +48,9 @@ class SilentReporter:
     def abort(self):
         """Training stopped early (an error, a signal): no final line."""
 
+    def pause(self):
+        """Other output follows (a live bar steps aside)."""
+
 
 def train_supervised(args, reporter=None, initial_tree=None):
     """Train a classifier.  ``initial_tree`` replaces the loss's usual
