@@ -22,7 +22,8 @@ HELP = {
     "output": "output path without extension (OUTPUT.bin is written)",
     "valid": "validation text: perplexity after each epoch",
     "test": "test text: also evaluated at each evaluation (for learning curves)",
-    "log": "write one JSON record per evaluation to this file (for `treexc plot`)",
+    "log": "write one JSON record per evaluation to this file (for `treexc plot`; "
+           "published with OUTPUT.bin when the run ends)",
     "name": "run name in the log records (default: the -output name)",
     "dim": "size of word embeddings and of the context vector",
     "context": "number of previous words in the context",
