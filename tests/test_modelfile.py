@@ -3,14 +3,20 @@ exception -- for every file that is not a sound treexc model."""
 
 import json
 import struct
+import time
+import zlib
 
 import numpy as np
 import pytest
+from click.testing import CliRunner
 
 import treexc
 from treexc import modelfile
 from treexc.args import to_dict
+from treexc.cli import main
 from treexc.errors import TreexcError
+from treexc.lm_model import load_lm, make_lm_args
+from treexc.lm_trainer import perplexity, train_lm
 
 try:
     import fasttext
@@ -209,8 +215,38 @@ def with_header(model_bytes, change):
     header = change(header)
     raw = header if isinstance(header, bytes) else json.dumps(header).encode()
     assert 24 + len(raw) <= first
-    return (model_bytes[:16] + struct.pack("<Q", len(raw)) + raw
-            + bytes(first - 24 - len(raw)) + model_bytes[first:])
+    return reseal(model_bytes[:16] + struct.pack("<Q", len(raw)) + raw
+                  + bytes(first - 24 - len(raw)) + model_bytes[first:])
+
+
+def seal_header(data):
+    """``data`` with the header checksum that matches its header bytes: what
+    an attacker (or a buggy writer) produces, so the checks behind the
+    checksum are reached."""
+    length = struct.unpack("<Q", data[16:24])[0]
+    crc = zlib.crc32(data[24:24 + length])
+    return data[:12] + struct.pack("<I", crc) + data[16:]
+
+
+def reseal(data):
+    """``data`` with every checksum recomputed: the array checksums in the
+    header from the bytes now at each array's place, then the header's.
+    Leaves what cannot be parsed as it is."""
+    data = bytes(data)
+    try:
+        length = struct.unpack("<Q", data[16:24])[0]
+        header = json.loads(data[24:24 + length])
+        first = min(a["offset"] for a in header["arrays"])
+        for a in header["arrays"]:
+            n = np.dtype(a["dtype"]).itemsize * int(np.prod(a["shape"], dtype=object))
+            a["crc32"] = zlib.crc32(data[a["offset"]:a["offset"] + n])
+        raw = json.dumps(header).encode()
+        if 24 + len(raw) <= first:
+            data = (data[:16] + struct.pack("<Q", len(raw)) + raw
+                    + bytes(first - 24 - len(raw)) + data[first:])
+    except Exception:
+        pass
+    return seal_header(data)
 
 
 def edit_array(name, key, value):
@@ -319,3 +355,386 @@ def test_random_bit_flips_in_header(model_bytes, tmp_path):
             treexc.load_model(str(path))
         except TreexcError:
             pass
+
+
+# -- crafted files: the cases of issue 8 -------------------------------------------------
+# Each is written with correct checksums (modelfile.save or reseal), as an
+# attacker would, so only the checks behind the checksums stand in the way.
+
+
+@pytest.fixture(scope="module")
+def lm(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("modelfile_lm")
+    words = "the cat dog sat ran on a mat log and".split()
+    rng = np.random.default_rng(0)
+    text = "\n".join(" ".join(rng.choice(words, size=5)) for _ in range(60)) + "\n"
+    (folder / "train.txt").write_text(text)
+    model, _ = train_lm(make_lm_args(input=str(folder / "train.txt"), dim=4, context=2,
+                                     epoch=1, thread=1, verbose=0, minCount=1, batch=8,
+                                     loss="tree", tree="random", arity=4, depth=2, seed=1))
+    path = folder / "lm.bin"
+    model.save(str(path))
+    return model, path
+
+
+def parts(path):
+    """``(header, arrays)`` of a model file, arrays as writable copies."""
+    header, arrays = modelfile.load(str(path))
+    return header, {k: np.array(v) for k, v in arrays.items()}
+
+
+def crafted(tmp_path, path, header_change=None, **array_changes):
+    """A copy of the model at ``path`` with arrays replaced (or, given
+    ``None``, removed) and the header edited, saved with valid checksums."""
+    header, arrays = parts(path)
+    for name, value in array_changes.items():
+        if value is None:
+            del arrays[name]
+        else:
+            arrays[name] = value
+    if header_change is not None:
+        header = header_change(header)
+    out = tmp_path / f"crafted{len(list(tmp_path.iterdir()))}.bin"
+    modelfile.save(str(out), header, arrays)
+    return out
+
+
+def lm_error(path):
+    with pytest.raises(TreexcError) as info:
+        load_lm(str(path))
+    message = str(info.value)
+    assert str(path) in message and "\n" not in message
+    return message
+
+
+def test_entry_offset_overflow(models, lm, tmp_path):
+    """entry_off = 2**63-1 made entry_off + entry_len wrap and pass."""
+    _, path = models["softmax"]
+    _, arrays = parts(path)
+    for value in (2 ** 63 - 1, 2 ** 63 - 4, -2 ** 63):
+        entry_off = arrays["entry_off"].copy()
+        entry_off[3] = value
+        assert "outside the byte pool" in load_error(crafted(tmp_path, path,
+                                                              entry_off=entry_off))
+        _, lm_arrays = parts(lm[1])
+        entry_off = lm_arrays["entry_off"].copy()
+        entry_off[1] = value
+        assert "outside the byte pool" in lm_error(crafted(tmp_path, lm[1],
+                                                           entry_off=entry_off))
+
+
+def test_bad_entry_length_in_language_model(lm, tmp_path):
+    _, arrays = parts(lm[1])
+    pool_size = len(arrays["pool"])
+    for value in (-1, pool_size + 1, 2 ** 31 - 1, -2 ** 31):
+        entry_len = arrays["entry_len"].copy()
+        entry_len[0] = value
+        assert "outside the byte pool" in lm_error(crafted(tmp_path, lm[1],
+                                                           entry_len=entry_len))
+    # the last entry's bytes run one past the pool
+    entry_len = arrays["entry_len"].copy()
+    entry_len[-1] = pool_size - arrays["entry_off"][-1] + 1
+    assert "outside the byte pool" in lm_error(crafted(tmp_path, lm[1], entry_len=entry_len))
+
+
+@pytest.mark.parametrize("value", [np.nan, np.inf, -np.inf, 1e30])
+def test_non_finite_weights_are_refused(models, lm, tmp_path, value):
+    """NaN weights ended in ZeroDivisionError tracebacks when predicting."""
+    for name in ("w_in", "w_out"):
+        _, path = models["softmax"]
+        w = parts(path)[1][name]
+        w[-1, -1] = value
+        message = load_error(crafted(tmp_path, path, **{name: w}))
+        assert f"weights '{name}' are NaN, infinite or above" in message
+    for name in ("U", "C", "W"):
+        w = parts(lm[1])[1][name]
+        w.reshape(-1)[0] = value
+        assert f"weights '{name}'" in lm_error(crafted(tmp_path, lm[1], **{name: w}))
+
+
+def test_arrays_of_another_rank_or_dtype(models, lm, tmp_path):
+    _, path = models["softmax"]
+    _, arrays = parts(path)
+    w_in = arrays["w_in"]
+    cases = {"w_in": [w_in[None], w_in.reshape(-1), w_in.astype(np.float64),
+                      np.array(["ab"] * 4)],
+             "children": [arrays["children"][None], arrays["children"].astype(np.int64)],
+             "entry_off": [arrays["entry_off"].astype(np.int32),
+                           arrays["entry_off"][:, None]],
+             "pool": [arrays["pool"].astype("S1")]}
+    for name, values in cases.items():
+        for value in values:
+            message = load_error(crafted(tmp_path, path, **{name: value}))
+            assert "corrupt model" in message, (name, value.dtype, message)
+    _, lm_arrays = parts(lm[1])
+    for name, value in (("C", lm_arrays["C"][0]), ("U", lm_arrays["U"][None]),
+                        ("children", lm_arrays["children"].astype(np.uint8))):
+        assert "corrupt language model" in lm_error(crafted(tmp_path, lm[1],
+                                                            **{name: value}))
+
+
+def test_string_and_structured_dtypes_in_the_directory(model_bytes, tmp_path):
+    for dtype in ("<U4", "|S4", "|V8", ">f4", "<f4,<f4", "(2,)<f4", "<M8[s]", "|b1"):
+        path = tmp_path / "dtype.bin"
+        path.write_bytes(with_header(model_bytes, edit_array("w_in", "dtype", dtype)))
+        assert "corrupt model" in load_error(path), dtype
+
+
+def test_deeply_nested_json(model_bytes, tmp_path):
+    """100,000 nested lists: json raises RecursionError, refused cleanly."""
+    raw = b'{"arrays": [], "args": ' + b"[" * 100000 + b"]" * 100000 + b"}"
+    path = tmp_path / "nested.bin"
+    path.write_bytes(seal_header(model_bytes[:16] + struct.pack("<Q", len(raw)) + raw
+                                 + bytes(64) + modelfile.END_MAGIC))
+    assert "corrupt model header" in load_error(path)
+
+
+@pytest.mark.parametrize("key,value", [
+    ("dim", float("inf")), ("dim", 4.0), ("dim", 4.5), ("dim", True), ("dim", [4]),
+    ("lr", float("inf")), ("lr", float("nan")), ("lr", -1.0), ("bucket", 2 ** 63),
+    ("wordNgrams", 2 ** 40), ("label", ["__label__"]), ("label", 5), ("loss", ["hs"]),
+    ("loss", {"a": 1}), ("maxn", -1), ("saveOutput", "yes")])
+def test_bad_header_options(model_bytes, tmp_path, key, value):
+    path = tmp_path / "options.bin"
+    path.write_bytes(with_header(model_bytes, edit(key, value, inside="args")))
+    assert "corrupt model" in load_error(path)
+
+
+@pytest.mark.parametrize("key,value", [
+    ("context", 0), ("context", -1), ("batch", 0), ("batch", -1), ("batch", 2.5),
+    ("batch", 10 ** 9), ("dim", 4.5), ("dim", 1e400), ("lr", float("inf")),
+    ("loss", ["tree"]), ("tree", None), ("depth", 0), ("minCount", "5")])
+def test_bad_language_model_options(lm, tmp_path, key, value):
+    data = lm[1].read_bytes()
+    path = tmp_path / "options.bin"
+    path.write_bytes(with_header(data, edit(key, value, inside="args")))
+    assert "corrupt language model" in lm_error(path)
+
+
+@pytest.mark.parametrize("threshold", [None, 0])  # read into memory; mapped
+def test_a_thousand_arrays(models, tmp_path, monkeypatch, threshold):
+    """1,100 extra arrays: one mapping (or one read), not one open file each."""
+    if threshold is not None:
+        monkeypatch.setattr(modelfile, "MAP_THRESHOLD", threshold)
+    model, path = models["softmax"]
+    header, arrays = parts(path)
+    extra = {f"extra{i}": np.full(3, i, dtype=np.int32) for i in range(1100)}
+    out = tmp_path / "many.bin"
+    modelfile.save(str(out), header, dict(arrays, **extra))
+    again = treexc.load_model(str(out))
+    assert repr(again.predict(PROBES, k=2)) == repr(model.predict(PROBES, k=2))
+    assert len(modelfile.load(str(out))[1]) == 1107
+
+
+def test_duplicate_entries_are_refused_in_linear_time(models, lm, tmp_path):
+    """200,000 copies of one word: inserting them all into the hash table
+    took quadratic time (22 s for 7 MB); now the first copy is refused."""
+    n = 200_000
+    _, path = models["softmax"]
+    _, arrays = parts(path)
+    nwords = parts(path)[0]["nwords"]
+    labels = slice(nwords, None)
+    entry_off = np.concatenate([np.full(n, arrays["entry_off"][1]),
+                                arrays["entry_off"][labels]])
+    entry_len = np.concatenate([np.full(n, arrays["entry_len"][1]),
+                                arrays["entry_len"][labels]]).astype(np.int32)
+    counts = np.ones(len(entry_off), dtype=np.int64)
+    w_in = np.zeros((n, arrays["w_in"].shape[1]), np.float32)
+
+    def header_change(h):
+        h["nwords"] = n
+        return h
+
+    start = time.perf_counter()
+    message = load_error(crafted(tmp_path, path, header_change, entry_off=entry_off,
+                                 entry_len=entry_len, counts=counts, w_in=w_in))
+    assert "appears twice" in message
+    assert time.perf_counter() - start < 30  # quadratic: minutes
+    _, lm_arrays = parts(lm[1])
+    entry_off = lm_arrays["entry_off"].copy()
+    entry_len = lm_arrays["entry_len"].copy()
+    entry_off[3], entry_len[3] = entry_off[2], entry_len[2]
+    assert "appears twice" in lm_error(crafted(tmp_path, lm[1], entry_off=entry_off,
+                                               entry_len=entry_len))
+
+
+def test_chain_tree_with_long_paths_is_refused(models, tmp_path):
+    """A binary chain over K labels has paths adding up to K^2/2 nodes:
+    memory out of proportion to the file, refused before allocation."""
+    _, path = models["hs"]
+    header, arrays = parts(path)
+    k = 3000
+    children = np.empty((k - 1, 2), dtype=np.int32)
+    children[:, 0] = np.arange(k - 1)
+    children[:-1, 1] = k + np.arange(1, k - 1)
+    children[-1, 1] = k - 1
+    n_labels = len(arrays["entry_off"]) - header["nwords"]
+    entry_off = np.concatenate([arrays["entry_off"][:header["nwords"]],
+                                np.zeros(k, np.int64)])
+    entry_len = np.concatenate([arrays["entry_len"][:header["nwords"]],
+                                np.ones(k, np.int32)])
+    assert n_labels < k
+    # labels of one byte each would be duplicates: give each its own bytes
+    pool = np.concatenate([arrays["pool"], np.frombuffer(
+        b"".join(b"%06d" % i for i in range(k)), dtype=np.uint8)])
+    entry_off[header["nwords"]:] = len(arrays["pool"]) + 6 * np.arange(k)
+    entry_len[header["nwords"]:] = 6
+    counts = np.ones(len(entry_off), np.int64)
+    w_out = np.zeros((2 * (k - 1), arrays["w_out"].shape[1]), np.float32)
+    message = load_error(crafted(tmp_path, path, children=children, pool=pool,
+                                 entry_off=entry_off, entry_len=entry_len, counts=counts,
+                                 w_out=w_out))
+    assert "paths too long" in message
+
+
+# -- checksums, versions, replacement ----------------------------------------------------
+
+def test_a_flipped_weight_byte_is_reported(models, tmp_path):
+    _, path = models["softmax"]
+    header, arrays = modelfile.load(str(path))
+    data = bytearray(path.read_bytes())
+    w_out = [a for a in json.loads(data[24:24 + struct.unpack("<Q", data[16:24])[0]])
+             ["arrays"] if a["name"] == "w_out"][0]
+    data[w_out["offset"] + 5] ^= 0x10  # a float32 mantissa bit: still finite
+    bad = tmp_path / "flipped.bin"
+    bad.write_bytes(bytes(data))
+    assert "checksum mismatch in array 'w_out'" in load_error(bad)
+    result = CliRunner().invoke(main, ["check", str(bad)])
+    assert result.exit_code == 1
+    assert result.stderr.strip() == (f"treexc: {bad}: corrupt model file (checksum "
+                                     "mismatch in array 'w_out')")
+    result = CliRunner().invoke(main, ["check", str(path)])
+    assert result.exit_code == 0, result.output
+    assert result.output == (f"{path}: ok (supervised model, format version 2, 7 arrays, "
+                             "checksums verified)\n")
+
+
+def test_large_files_are_mapped_and_checked_by_check(models, tmp_path, monkeypatch):
+    """Above MAP_THRESHOLD the weights are mapped and not verified at load;
+    `treexc check` verifies them; the index arrays are always verified."""
+    monkeypatch.setattr(modelfile, "MAP_THRESHOLD", 0)
+    model, path = models["hs"]
+    header, arrays = modelfile.load(str(path), mapped=("w_in", "w_out"))
+    assert isinstance(arrays["w_in"].base, (type(None), object))
+    assert not arrays["w_in"].flags.owndata and arrays["children"].flags.owndata
+    data = bytearray(path.read_bytes())
+    directory = json.loads(data[24:24 + struct.unpack("<Q", data[16:24])[0]])["arrays"]
+    where = {a["name"]: a["offset"] for a in directory}
+    flipped = bytearray(data)
+    flipped[where["w_out"] + 5] ^= 0x10
+    bad = tmp_path / "big.bin"
+    bad.write_bytes(bytes(flipped))
+    treexc.load_model(str(bad))  # loads: the weights are mapped, not verified
+    result = CliRunner().invoke(main, ["check", str(bad)])
+    assert result.exit_code == 1 and "checksum mismatch in array 'w_out'" in result.stderr
+    flipped = bytearray(data)
+    flipped[where["children"]] ^= 0x01
+    bad.write_bytes(bytes(flipped))
+    assert "checksum mismatch in array 'children'" in load_error(bad)
+
+
+def version_1(data):
+    """A version-1 file (no checksums) with the same arrays."""
+    length = struct.unpack("<Q", data[16:24])[0]
+    header = json.loads(data[24:24 + length])
+    for a in header["arrays"]:
+        del a["crc32"]
+    raw = json.dumps(header).encode()
+    first = min(a["offset"] for a in header["arrays"])
+    return (data[:8] + struct.pack("<IIQ", 1, 0, len(raw)) + raw
+            + bytes(first - 24 - len(raw)) + data[first:])
+
+
+def test_version_1_files_are_still_read(models, lm, tmp_path):
+    model, path = models["tree"]
+    old = tmp_path / "v1.bin"
+    old.write_bytes(version_1(path.read_bytes()))
+    again = treexc.load_model(str(old))
+    assert repr(again.predict(PROBES, k=3)) == repr(model.predict(PROBES, k=3))
+    result = CliRunner().invoke(main, ["check", str(old)])
+    assert result.exit_code == 0 and "no checksums (format version 1)" in result.output
+    old_lm = tmp_path / "v1lm.bin"
+    old_lm.write_bytes(version_1(lm[1].read_bytes()))
+    assert load_lm(str(old_lm)).predict_next(["the"], 3) == lm[0].predict_next(["the"], 3)
+    # without checksums the structural checks still hold
+    _, arrays = parts(path)
+    entry_off = arrays["entry_off"].copy()
+    entry_off[0] = 2 ** 63 - 1
+    bad = version_1(crafted(tmp_path, path, entry_off=entry_off).read_bytes())
+    old.write_bytes(bad)
+    assert "outside the byte pool" in load_error(old)
+
+
+def test_model_overwritten_in_place_while_loaded(models, tmp_path):
+    """`cp other.bin model.bin` over a loaded small model: it was read into
+    memory, so its answers do not change (a mapped one would crash)."""
+    model, path = models["softmax"]
+    live = tmp_path / "live.bin"
+    live.write_bytes(path.read_bytes())
+    loaded = treexc.load_model(str(live))
+    before = loaded.predict(PROBES, k=3), loaded.get_sentence_vector("ball bread").tolist()
+    other = models["ns"][1].read_bytes()
+    with open(live, "r+b") as f:  # what cp does: truncate, write in place
+        f.truncate(0)
+        f.write(other)
+    after = loaded.predict(PROBES, k=3), loaded.get_sentence_vector("ball bread").tolist()
+    assert repr(after) == repr(before)
+
+
+def test_mapped_model_replaced_by_rename_while_loaded(models, tmp_path, monkeypatch):
+    """A large (mapped) model must be replaced by rename, as treexc saves:
+    the loaded process keeps the old file's pages."""
+    monkeypatch.setattr(modelfile, "MAP_THRESHOLD", 0)
+    model, path = models["softmax"]
+    live = tmp_path / "live.bin"
+    live.write_bytes(path.read_bytes())
+    loaded = treexc.load_model(str(live))
+    before = loaded.predict(PROBES, k=3)
+    models["ns"][0].save_model(str(live))  # written aside, then renamed over
+    assert repr(loaded.predict(PROBES, k=3)) == repr(before)
+    assert treexc.load_model(str(live)).args.loss == "ns"
+
+
+@pytest.mark.parametrize("command", ["predict", "predict-prob", "test", "test-label",
+                                     "print-word-vectors", "print-sentence-vectors",
+                                     "dump", "dump-tree", "check"])
+def test_every_classifier_command_refuses_a_crafted_file(models, tmp_path, command):
+    _, path = models["hs"]
+    _, arrays = parts(path)
+    entry_off = arrays["entry_off"].copy()
+    entry_off[2] = 2 ** 63 - 1
+    bad = crafted(tmp_path, path, entry_off=entry_off)
+    data = tmp_path / "data.txt"
+    data.write_text("__label__sport ball goal\n")
+    args = {"predict": [bad, data], "predict-prob": [bad, data], "test": [bad, data],
+            "test-label": [bad, data], "print-word-vectors": [bad],
+            "print-sentence-vectors": [bad], "dump": [bad, "dict"], "dump-tree": [bad],
+            "check": [bad]}[command]
+    result = CliRunner().invoke(main, [command] + [str(a) for a in args], input="ball\n")
+    assert result.exit_code == 1, result.output
+    assert result.stderr == (f"treexc: {bad}: corrupt model (vocabulary entries outside "
+                             "the byte pool)\n")
+
+
+@pytest.mark.parametrize("command", ["test-lm", "predict-next", "dump-tree", "check"])
+def test_every_language_model_command_refuses_a_crafted_file(lm, tmp_path, command):
+    _, arrays = parts(lm[1])
+    entry_len = arrays["entry_len"].copy()
+    entry_len[1] = 2 ** 31 - 1
+    bad = crafted(tmp_path, lm[1], entry_len=entry_len)
+    data = tmp_path / "data.txt"
+    data.write_text("the cat sat\n")
+    args = {"test-lm": [bad, data], "predict-next": [bad, data], "dump-tree": [bad],
+            "check": [bad]}[command]
+    result = CliRunner().invoke(main, [command] + [str(a) for a in args])
+    assert result.exit_code == 1, result.output
+    assert result.stderr == (f"treexc: {bad}: corrupt language model (vocabulary entries "
+                             "outside the byte pool)\n")
+
+
+def test_language_model_round_trip_after_checks(lm, tmp_path):
+    model, path = lm
+    again = load_lm(str(path))
+    ids = model.vocab.encode(np.frombuffer(b"the cat sat on a mat\n", np.uint8))
+    assert perplexity(again, ids) == perplexity(model, ids)
+    assert again.predict_next(["the", "cat"], 3) == model.predict_next(["the", "cat"], 3)

@@ -265,32 +265,62 @@ class LanguageModel:
 
 
 def load_lm(path):
-    header, a = modelfile.load(path)
+    """A language model from ``path``, every part of the file checked first
+    (the kernels trust their arrays: a bad index would read out of bounds)."""
+    header, a = modelfile.load(path, mapped=("U", "C", "W"))
     kind = header.get("kind")
     if kind != MODEL_KIND:
+        kind = modelfile.describe(kind).strip("'")
         raise TreexcError(f"{path}: this is a '{kind}' model, not a language model "
                           "(train one with `treexc lm`)")
     try:
-        names = {f.name for f in dataclasses.fields(LMArgs)}
-        missing = [n for n in SHAPE_OPTIONS if n not in header["args"]]
-        if missing:
-            raise KeyError(missing[0])
-        args = LMArgs(**{k: v for k, v in header["args"].items() if k in names})
-        vocab = Vocab(a["pool"], a["entry_off"], a["entry_len"], a["counts"])
-        U, C = a["U"], a["C"]
-        tree = W = None
-        if args.loss == "tree":
-            tree = Tree(np.asarray(a["children"]), vocab.size)
-            W = a["W"]
+        args, vocab, U, C, tree, W = _checked_parts(header, a)
     except KeyError as e:
         raise TreexcError(f"{path}: corrupt language model (missing {e})") from None
-    d, V = args.dim, vocab.size
-    ok = (U.shape == (V, d + (0 if tree is not None else 1))
-          and C.shape == (args.context, d, d)
-          and (tree is None or W.shape == (tree.n_internal * tree.arity, d + 1)))
-    if not ok:
-        raise TreexcError(f"{path}: corrupt language model (matrix shapes do not match)")
+    except (TypeError, ValueError, TreexcError) as e:
+        raise TreexcError(f"{path}: corrupt language model ({e})") from None
     return LanguageModel(args, vocab, U, C, tree, W)
+
+
+# Evaluation scratch per thread (batch x (context x dim + vocabulary) floats)
+# that a loaded model's saved -batch may ask for.
+MAX_EVAL_SCRATCH = 1 << 28
+
+
+def _checked_parts(header, a):
+    """Options, vocabulary, tree and weights of a language-model file, each
+    checked against the others: ``ValueError``/``TypeError``/``KeyError``."""
+    saved = header["args"]
+    args = validate(modelfile.options(LMArgs, saved))
+    missing = [n for n in SHAPE_OPTIONS if n not in saved]
+    if missing:
+        raise KeyError(missing[0])
+    pool = modelfile.array(a, "pool", "u1", 1)
+    entry_off = modelfile.array(a, "entry_off", "<i8", 1)
+    entry_len = modelfile.array(a, "entry_len", "<i4", 1)
+    counts = modelfile.array(a, "counts", "<i8", 1)
+    modelfile.check_entries(pool, entry_off, entry_len, counts)
+    modelfile.check_duplicates(entry_off, entry_len, pool)
+    vocab = Vocab(pool, entry_off, entry_len, counts)
+    d, V, T = args.dim, vocab.size, args.context
+    U = modelfile.array(a, "U", "<f4", 2)
+    C = modelfile.array(a, "C", "<f4", 3)
+    tree = W = None
+    if args.loss == "tree":
+        children = modelfile.array(a, "children", "<i4", 2)
+        modelfile.check_tree(children, V)
+        tree = Tree(children, V)
+        W = modelfile.array(a, "W", "<f4", 2)
+    if not (U.shape == (V, d + (0 if tree is not None else 1))
+            and C.shape == (T, d, d)
+            and (tree is None or W.shape == (tree.n_internal * tree.arity, d + 1))):
+        raise ValueError("matrix shapes do not match")
+    if args.batch * (T * d + V + d) > MAX_EVAL_SCRATCH:
+        raise ValueError(f"batch {args.batch} needs too much memory to evaluate")
+    for name, w in (("U", U), ("C", C), ("W", W)):
+        if w is not None:
+            modelfile.check_weights(name, w)
+    return args, vocab, U, C, tree, W
 
 
 load_lm_model = load_lm  # the name dump-tree imports

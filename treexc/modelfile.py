@@ -3,24 +3,39 @@
 Layout (little-endian)::
 
     b"TREEXC\\x00M"           8 bytes, magic
-    uint32 version            FORMAT_VERSION
-    uint32 reserved           0
+    uint32 version            FORMAT_VERSION (2; version 1 is still read)
+    uint32 header_crc         CRC-32 of the header bytes (version 1: 0, unused)
     uint64 header_length
-    header                    JSON (UTF-8): metadata + array directory
+    header                    JSON (UTF-8): metadata + array directory; each
+                              directory entry has name, dtype, shape, offset
+                              and (version 2) the CRC-32 of the array's bytes
     arrays                    each at a 64-byte aligned offset from the
                               start of the file (so they can be mapped)
     b"TREEXEND"               8 bytes, end marker (detects truncation)
 
 Files are written to a temporary name in the destination folder and then
 renamed, so a crash never leaves a half-written file under the final name.
-Loading maps the arrays read-only (``np.memmap``): a large model opens in
-milliseconds and several processes share its pages.
+
+A model file is untrusted input: :func:`load` checks every directory entry
+(dtype, rank, shape, offset) against the file's size with Python integers,
+so nothing can overflow, before any array is touched.  Files up to
+:data:`MAP_THRESHOLD` bytes are read whole into memory and every checksum is
+verified (about 1 ms per MB); larger files are mapped once (``mmap``), the
+arrays named in ``mapped`` stay views of the mapping, every other array is
+copied into memory and verified.  ``treexc check`` (:func:`verify`) verifies
+every checksum of any file.  The checks of the arrays' contents that both
+model kinds need (vocabulary entries inside the pool, tree size, finite
+weights) are here too.
 """
 
+import dataclasses
 import json
+import math
+import mmap
 import os
 import struct
 import tempfile
+import zlib
 
 import numpy as np
 
@@ -28,10 +43,25 @@ from .errors import TreexcError, os_error_message
 
 MAGIC = b"TREEXC\x00M"
 END_MAGIC = b"TREEXEND"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 FASTTEXT_MAGIC = struct.pack("<i", 793712314)
 _PREAMBLE = struct.Struct("<8sIIQ")
 _ALIGN = 64
+# Files up to this size are read into memory and verified whole at load
+# (reading and checking cost about 1 ms per MB: under 0.1 s at the limit);
+# larger ones are mapped, so they open fast and processes share their pages.
+# A file read into memory is immune to being overwritten in place while in
+# use; a mapped one must be replaced by rename, as treexc itself does
+# (docs/format.md).
+MAP_THRESHOLD = 64 << 20
+_CRC_BLOCK = 16 << 20
+# The dtypes a model array may have (numba compiles kernels for these only).
+_DTYPES = {np.dtype(t) for t in ("<f4", "<f8", "<i4", "<i8", "|u1", "|i1")}
+_MAX_RANK = 4
+# Trained weights stay far below this; beyond it a dot product of two rows
+# could overflow float32 (dim <= 100,000), and NaN or infinite weights (a
+# diverged run, a corrupt file) would end in division by zero at prediction.
+MAX_WEIGHT = 1e8
 
 
 def _aligned(n):
@@ -73,92 +103,210 @@ def _umask():
     return mask
 
 
+def crc32(arr, crc=0):
+    """CRC-32 of an array's bytes, in blocks (a block at a time is paged in)."""
+    flat = np.ascontiguousarray(arr).reshape(-1).view(np.uint8)
+    for start in range(0, len(flat), _CRC_BLOCK):
+        crc = zlib.crc32(flat[start:start + _CRC_BLOCK], crc)
+    return crc
+
+
 def save(path, header, arrays):
     """Write ``header`` (JSON-able dict) and ``arrays`` (name -> ndarray)."""
-    directory = []
-    # the header's length depends on the offsets it lists: lay out twice
-    offset = 0
-    for _ in range(2):
-        header_bytes = json.dumps(dict(header, arrays=directory)).encode("utf-8")
-        offset = _aligned(_PREAMBLE.size + len(header_bytes) + 1024)
+    arrays = {name: np.ascontiguousarray(arr) for name, arr in arrays.items()}
+    crcs = {name: crc32(arr) for name, arr in arrays.items()}
+    # the header's length depends on the offsets it lists: lay out until the
+    # header fits in front of the first array (1 KB spare: room for edits)
+    data_start = _aligned(_PREAMBLE.size + 1024)
+    while True:
         directory = []
+        offset = data_start
         for name, arr in arrays.items():
             directory.append({"name": name, "dtype": arr.dtype.str,
-                              "shape": list(arr.shape), "offset": offset})
+                              "shape": list(arr.shape), "offset": offset,
+                              "crc32": crcs[name]})
             offset = _aligned(offset + arr.nbytes)
-    header_bytes = json.dumps(dict(header, arrays=directory)).encode("utf-8")
-    data_start = directory[0]["offset"] if directory else _aligned(
-        _PREAMBLE.size + len(header_bytes))
-    assert _PREAMBLE.size + len(header_bytes) <= data_start
+        header_bytes = json.dumps(dict(header, arrays=directory)).encode("utf-8")
+        if _PREAMBLE.size + len(header_bytes) <= data_start:
+            break
+        data_start = _aligned(_PREAMBLE.size + len(header_bytes) + 1024)
 
     def write(f):
-        f.write(_PREAMBLE.pack(MAGIC, FORMAT_VERSION, 0, len(header_bytes)))
+        f.write(_PREAMBLE.pack(MAGIC, FORMAT_VERSION, zlib.crc32(header_bytes),
+                               len(header_bytes)))
         f.write(header_bytes)
         for entry, arr in zip(directory, arrays.values()):
             f.write(b"\0" * (entry["offset"] - f.tell()))
-            np.ascontiguousarray(arr).tofile(f)
+            arr.tofile(f)
         f.write(b"\0" * (_aligned(f.tell()) - f.tell()))
         f.write(END_MAGIC)
 
     atomic_writer(path, write)
 
 
-def load(path):
-    """Read a file written by :func:`save`: ``(header, arrays)``."""
+class _Layout:
+    """The checked preamble, header and array directory of an open file."""
+
+    def __init__(self, path, f, size):
+        preamble = f.read(_PREAMBLE.size)
+        if len(preamble) < _PREAMBLE.size or preamble[:8] != MAGIC:
+            raise TreexcError(f"{path}: {_what_is_it(preamble)}")
+        _, self.version, header_crc, header_length = _PREAMBLE.unpack(preamble)
+        if self.version > FORMAT_VERSION:
+            raise TreexcError(f"{path}: model format version {self.version} is newer than "
+                              f"this treexc reads ({FORMAT_VERSION}); upgrade treexc")
+        # version 1 left the checksum field 0: a damaged version number
+        # must not turn the checksums off
+        if self.version < 1 or (self.version == 1 and header_crc != 0):
+            raise TreexcError(f"{path}: corrupt model file (format version {self.version})")
+        if _PREAMBLE.size + header_length > size:
+            raise TreexcError(f"{path}: truncated model file")
+        raw = f.read(header_length)
+        if len(raw) != header_length:
+            raise TreexcError(f"{path}: truncated model file")
+        if self.version >= 2 and zlib.crc32(raw) != header_crc:
+            raise TreexcError(f"{path}: corrupt model file (header checksum mismatch)")
+        try:
+            header = json.loads(raw.decode("utf-8"))
+            if not isinstance(header, dict) or not isinstance(header.get("arrays"), list):
+                raise ValueError("header")
+            data_start = _PREAMBLE.size + header_length
+            self.directory = [_entry(a, data_start, self.version) for a in header["arrays"]]
+        except (UnicodeDecodeError, ValueError, KeyError, TypeError, OverflowError,
+                RecursionError):
+            raise TreexcError(f"{path}: corrupt model header") from None
+        names = [a["name"] for a in self.directory]
+        if len(set(names)) != len(names):
+            raise TreexcError(f"{path}: corrupt model header (an array is listed twice)")
+        end = _aligned(max([data_start] + [a["offset"] + a["nbytes"]
+                                           for a in self.directory]))
+        if size < end + len(END_MAGIC):
+            raise TreexcError(f"{path}: truncated model file ({size} bytes, "
+                              f"expected {end + len(END_MAGIC)})")
+        f.seek(end)
+        if f.read(len(END_MAGIC)) != END_MAGIC:
+            raise TreexcError(f"{path}: corrupt model file (no end marker)")
+        header.pop("arrays")
+        self.header = header
+
+
+def _entry(a, data_start, version):
+    """A checked array directory entry (``ValueError``/``TypeError`` if bad).
+    Sizes are Python integers, so no shape or offset can overflow."""
+    if not isinstance(a, dict) or not isinstance(a["name"], str):
+        raise TypeError("entry")
+    dtype = a["dtype"]
+    if not isinstance(dtype, str) or np.dtype(dtype) not in _DTYPES:
+        raise ValueError(a["name"])
+    shape, offset = a["shape"], a["offset"]
+    if (not isinstance(shape, list) or len(shape) > _MAX_RANK
+            or not all(type(n) is int and n >= 0 for n in shape)
+            or type(offset) is not int or offset < data_start):
+        raise ValueError(a["name"])
+    crc = a.get("crc32")
+    if version >= 2 and not (type(crc) is int and 0 <= crc < 2 ** 32):
+        raise ValueError(a["name"])
+    dtype = np.dtype(dtype)
+    return {"name": a["name"], "dtype": dtype, "shape": tuple(shape), "offset": offset,
+            "nbytes": dtype.itemsize * math.prod(shape), "crc32": crc}
+
+
+def _open(path):
     path = os.fspath(path)
     try:
-        size = os.path.getsize(path)
-        with open(path, "rb") as f:
-            preamble = f.read(_PREAMBLE.size)
-            if len(preamble) < _PREAMBLE.size or preamble[:8] != MAGIC:
-                raise TreexcError(f"{path}: {_what_is_it(preamble)}")
-            _, version, _, header_length = _PREAMBLE.unpack(preamble)
-            if version > FORMAT_VERSION:
-                raise TreexcError(f"{path}: model format version {version} is newer than "
-                                  f"this treexc reads ({FORMAT_VERSION}); upgrade treexc")
-            if _PREAMBLE.size + header_length > size:
-                raise TreexcError(f"{path}: truncated model file")
-            try:
-                header = json.loads(f.read(header_length).decode("utf-8"))
-            except (UnicodeDecodeError, ValueError):
-                raise TreexcError(f"{path}: corrupt model header") from None
-            data_start = _PREAMBLE.size + header_length
-            directory = [_entry(a, data_start) for a in header["arrays"]]
-            end = _aligned(max([data_start] + [a["offset"] + _nbytes(a) for a in directory]))
-            if size < end + len(END_MAGIC):
-                raise TreexcError(f"{path}: truncated model file ({size} bytes, "
-                                  f"expected {end + len(END_MAGIC)})")
-            f.seek(end)
-            if f.read(len(END_MAGIC)) != END_MAGIC:
-                raise TreexcError(f"{path}: corrupt model file (no end marker)")
+        f = open(path, "rb")
+        size = os.fstat(f.fileno()).st_size
     except OSError as e:
         raise TreexcError(os_error_message(path, e, "model file")) from None
-    except (KeyError, TypeError, ValueError, OverflowError):
-        raise TreexcError(f"{path}: corrupt model header") from None
-    header.pop("arrays")
+    return path, f, size
+
+
+def load(path, mapped=()):
+    """Read a file written by :func:`save`: ``(header, arrays)``.
+
+    Arrays are read-only.  Small files (``MAP_THRESHOLD``) are read whole and
+    every checksum is verified; in a larger file the arrays named in
+    ``mapped`` (the weight matrices) are views of one read-only mapping and
+    are not verified here (see :func:`verify`), the others are copied and
+    verified.
+    """
+    path, f, size = _open(path)
+    try:
+        with f:
+            layout = _Layout(path, f, size)
+            if size <= MAP_THRESHOLD:
+                f.seek(0)
+                buffer = f.read(size)
+                if len(buffer) != size:
+                    raise TreexcError(f"{path}: truncated model file (changed while read)")
+                keep = ()
+            else:
+                # one mapping for all arrays (not one per array: a file may
+                # list thousands); the views keep it alive
+                buffer = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+                keep = mapped
+    except OSError as e:
+        raise TreexcError(os_error_message(path, e, "model file")) from None
+    except (ValueError, OverflowError):  # mmap of a file that shrank
+        raise TreexcError(f"{path}: truncated model file (changed while read)") from None
     arrays = {}
-    for a in directory:
-        shape = tuple(a["shape"])
-        if _nbytes(a) == 0:
-            arrays[a["name"]] = np.zeros(shape, dtype=np.dtype(a["dtype"]))
-        else:
-            arrays[a["name"]] = np.memmap(path, dtype=np.dtype(a["dtype"]), mode="r",
-                                          offset=a["offset"], shape=shape)
-    return header, arrays
+    for a in layout.directory:
+        try:
+            view = _view(buffer, a)
+        except ValueError:  # a mapped file that shrank after its size was read
+            raise TreexcError(f"{path}: truncated model file (changed while read)") from None
+        if a["name"] not in keep:
+            if isinstance(buffer, mmap.mmap):
+                view = view.copy()
+                view.flags.writeable = False
+            _verify(path, layout.version, a, view)
+        arrays[a["name"]] = view
+    return layout.header, arrays
 
 
-def _entry(a, data_start):
-    """A checked array directory entry (``ValueError``/``TypeError`` if bad)."""
-    entry = {"name": str(a["name"]), "dtype": np.dtype(a["dtype"]),
-             "shape": [int(n) for n in a["shape"]], "offset": int(a["offset"])}
-    if (entry["dtype"].hasobject or min(entry["shape"], default=0) < 0
-            or entry["offset"] < data_start):
-        raise ValueError(entry["name"])
-    return entry
+def _view(buffer, a):
+    count = math.prod(a["shape"])
+    if count == 0:
+        return np.zeros(a["shape"], dtype=a["dtype"])
+    view = np.frombuffer(buffer, dtype=a["dtype"], count=count, offset=a["offset"])
+    return view.reshape(a["shape"])
 
 
-def _nbytes(entry):
-    return int(np.dtype(entry["dtype"]).itemsize * np.prod(entry["shape"], dtype=np.int64))
+def _verify(path, version, a, arr):
+    if version >= 2 and crc32(arr) != a["crc32"]:
+        raise TreexcError(f"{path}: corrupt model file (checksum mismatch in array "
+                          f"'{a['name']}')")
+
+
+def load_header(path):
+    """The header of a model file (its directory checked, no array read)."""
+    path, f, size = _open(path)
+    try:
+        with f:
+            return _Layout(path, f, size).header
+    except OSError as e:
+        raise TreexcError(os_error_message(path, e, "model file")) from None
+
+
+def verify(path):
+    """Verify every checksum of a model file, mapped or not: ``(header,
+    version, n_arrays)``.  Version-1 files have no checksums."""
+    path, f, size = _open(path)
+    try:
+        with f:
+            layout = _Layout(path, f, size)
+            buffer = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) if size else b""
+    except OSError as e:
+        raise TreexcError(os_error_message(path, e, "model file")) from None
+    except (ValueError, OverflowError):
+        raise TreexcError(f"{path}: truncated model file (changed while read)") from None
+    for a in layout.directory:
+        try:
+            view = _view(buffer, a)
+        except ValueError:
+            raise TreexcError(f"{path}: truncated model file (changed while read)") from None
+        _verify(path, layout.version, a, view)
+    return layout.header, layout.version, len(layout.directory)
 
 
 def _what_is_it(preamble):
@@ -168,3 +316,122 @@ def _what_is_it(preamble):
     if len(preamble) < _PREAMBLE.size:
         return "not a treexc model file (too short)"
     return "not a treexc model file (wrong magic number)"
+
+
+# -- checks of array contents shared by both model kinds -------------------------------
+# They raise ValueError(what is wrong); each loader turns it into a TreexcError
+# naming the file.
+
+def array(arrays, name, dtype, ndim):
+    """``arrays[name]``, refused unless of exactly this dtype and rank."""
+    if name not in arrays:
+        raise KeyError(name)
+    a = arrays[name]
+    if a.dtype != np.dtype(dtype) or a.ndim != ndim:
+        raise ValueError(f"array '{name}' is {a.dtype} of rank {a.ndim}, "
+                         f"expected {np.dtype(dtype)} of rank {ndim}")
+    return a
+
+
+def check_entries(pool, entry_off, entry_len, counts):
+    """Vocabulary entries must lie inside the pool (the kernels do not check
+    bounds).  ``entry_off <= len(pool) - entry_len`` cannot overflow once
+    ``0 <= entry_len <= len(pool)``, where ``entry_off + entry_len`` could."""
+    n = len(entry_off)
+    if len(entry_len) != n or len(counts) != n:
+        raise ValueError("vocabulary arrays of different lengths")
+    if n >= 2 ** 31 - 1:
+        raise ValueError("too many vocabulary entries")
+    if n and ((entry_len < 0).any() or (entry_len > len(pool)).any()
+              or (entry_off < 0).any()
+              or (entry_off > len(pool) - entry_len.astype(np.int64)).any()):
+        raise ValueError("vocabulary entries outside the byte pool")
+
+
+def check_duplicates(entry_off, entry_len, pool):
+    """The vocabulary's hash table, refusing duplicate entries (a table
+    holding them could cost quadratic time to build)."""
+    from .text_kernels import build_table_checked
+
+    slots, entry_hash, duplicate = build_table_checked(entry_off, entry_len, pool)
+    if duplicate >= 0:
+        raise ValueError(f"vocabulary entry {duplicate} appears twice")
+    return slots, entry_hash
+
+
+# A label's path is about log(labels) nodes long in any tree treexc builds
+# (Huffman trees over int64 counts stay below ~90); a tree whose paths add up
+# to more is refused before its paths are allocated.
+MAX_MEAN_DEPTH = 128
+
+
+def check_tree(children, n_labels):
+    """Refuse a tree whose root-to-leaf paths would need memory out of
+    proportion to the file, before ``tree.compute_paths`` allocates them.
+    Only the links it needs are checked here; the kernel checks the rest."""
+    n_internal, arity = children.shape
+    if n_internal < 1 or arity < 2 or n_internal * arity >= 2 ** 31:
+        raise ValueError(f"tree of shape {children.shape}")
+    c = children.astype(np.int64)
+    if ((c < -1) | (c >= n_labels + n_internal)).any():
+        raise ValueError("tree: a child id out of range")
+    node_of = np.repeat(np.arange(n_internal, dtype=np.int64), arity).reshape(c.shape)
+    inner = c >= n_labels
+    child, parent_of_child = c[inner] - n_labels, node_of[inner]
+    if (child <= parent_of_child).any() or len(np.unique(child)) != len(child):
+        raise ValueError("tree: nodes not in breadth-first order")
+    # depths by pointer doubling: log2(nodes) vectorised steps
+    parent = np.arange(n_internal, dtype=np.int64)
+    parent[child] = parent_of_child
+    depth = (parent != np.arange(n_internal)).astype(np.int64)
+    for _ in range(int(n_internal).bit_length()):
+        depth = depth + depth[parent]  # the root has depth 0 and is its own parent
+        parent = parent[parent]
+    leaf = (c >= 0) & ~inner
+    total = int((depth[node_of[leaf]] + 1).sum())
+    if total > MAX_MEAN_DEPTH * max(n_labels, 1) + 2 ** 20:
+        raise ValueError(f"tree: paths too long ({total} nodes for {n_labels} labels)")
+
+
+def check_weights(name, w):
+    """Weights must be finite and below :data:`MAX_WEIGHT` in magnitude
+    (checked in blocks: no copy of a large mapped matrix)."""
+    flat = w.reshape(-1)
+    for start in range(0, len(flat), _CRC_BLOCK // 4):
+        block = flat[start:start + _CRC_BLOCK // 4]
+        # max/min propagate NaN, and a NaN fails both comparisons
+        if not (block.max() <= MAX_WEIGHT and block.min() >= -MAX_WEIGHT):
+            raise ValueError(f"weights '{name}' are NaN, infinite or above "
+                             f"{MAX_WEIGHT:g} (a diverged training run?)")
+
+
+def options(cls, saved, wide=("seed",)):
+    """An options dataclass ``cls`` from a header's saved options, each of
+    the field's own type (``ValueError`` naming the first that is not):
+    ints fit int32 (``wide`` ones int64), floats are finite, no bool passes
+    for a number.  Unknown names are ignored (options of other versions)."""
+    if not isinstance(saved, dict):
+        raise TypeError("options are not a mapping")
+    values = {}
+    for field in dataclasses.fields(cls):
+        if field.name not in saved:
+            continue
+        value = saved[field.name]
+        kind = field.type if isinstance(field.type, str) else field.type.__name__
+        limit = 2 ** 63 if field.name in wide else 2 ** 31
+        ok = {"int": type(value) is int and -limit <= value < limit,
+              "float": type(value) in (int, float) and abs(value) < 2 ** 63
+              and math.isfinite(value),
+              "str": type(value) is str,
+              "bool": type(value) is bool}.get(kind, False)
+        if not ok:
+            raise ValueError(f"option {field.name} = {describe(value)} is not a valid {kind}")
+        values[field.name] = value
+    return cls(**values)
+
+
+def describe(value):
+    """A header value for a message: short, and never a deep ``repr``."""
+    if isinstance(value, (list, dict)):
+        return f"a JSON {'list' if isinstance(value, list) else 'object'}"
+    return repr(value)[:40]

@@ -44,8 +44,9 @@ def word_vectors(buf, word_off, word_len, word_ids, w_in, nwords, minn, maxn, bu
     for i in range(len(word_off)):
         longest = max(longest, word_len[i])
     scratch = np.empty(longest + 2, dtype=np.uint8)
-    # each start position of <word> gives at most maxn n-grams
-    rows = np.empty((longest + 2) * max(maxn, 1) + 1, dtype=np.int64)
+    # each start position of <word> gives at most maxn n-grams, and none
+    # longer than <word>: maxn comes from the model file and may be huge
+    rows = np.empty((longest + 2) * min(max(maxn, 1), longest + 2) + 1, dtype=np.int64)
     acc = np.empty(dim, dtype=np.float32)
     for i in range(len(word_off)):
         start = word_off[i]

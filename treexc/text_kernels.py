@@ -115,11 +115,14 @@ def _table_insert_slot(slots, h, e):
 
 
 @njit(cache=True, nogil=True)
-def build_table(entry_off, entry_len, pool):
+def build_table_checked(entry_off, entry_len, pool):
     """Hash table over entries already stored in ``pool``.
 
-    Returns ``(slots, entry_hash)``.  Duplicate entries are inserted twice;
-    lookups then find the first one, which is what a vocabulary wants.
+    Returns ``(slots, entry_hash, first_duplicate)``.  A duplicate entry is
+    not inserted, so lookups find the first one (what a vocabulary wants),
+    and the build stays linear: inserting copies of one entry would probe
+    past every earlier copy (a crafted model file with many took minutes).
+    ``first_duplicate`` is the first duplicate entry's id, or -1.
     """
     n = len(entry_off)
     size = 64
@@ -127,10 +130,25 @@ def build_table(entry_off, entry_len, pool):
         size *= 2
     slots = np.full(size, -1, dtype=np.int32)
     entry_hash = np.empty(n, dtype=np.uint64)
+    first_duplicate = -1
     for e in range(n):
-        h = fnv_hash(pool, entry_off[e], entry_off[e] + entry_len[e])
+        start = entry_off[e]
+        end = start + entry_len[e]
+        h = fnv_hash(pool, start, end)
         entry_hash[e] = h
+        if table_find(slots, entry_hash, entry_off, entry_len, pool, pool, start, end, h) >= 0:
+            if first_duplicate < 0:
+                first_duplicate = e
+            continue
         _table_insert_slot(slots, h, e)
+    return slots, entry_hash, first_duplicate
+
+
+@njit(cache=True, nogil=True)
+def build_table(entry_off, entry_len, pool):
+    """:func:`build_table_checked` without the duplicate report:
+    ``(slots, entry_hash)``."""
+    slots, entry_hash, _ = build_table_checked(entry_off, entry_len, pool)
     return slots, entry_hash
 
 
