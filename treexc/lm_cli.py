@@ -151,10 +151,10 @@ def lm(**flags):
                     pass  # the write that failed has said so
         outputs.write(bin_path, model.save)
         outputs.publish()
-    if records and args.verbose >= 1:
-        last = records[-1]
-        if "valid_ppl" in last:
-            click.echo(f"final valid perplexity {last['valid_ppl']:.2f}")
+        if records and args.verbose >= 1:  # a signal now is ignored: the run is done
+            last = records[-1]
+            if "valid_ppl" in last:
+                click.echo(f"final valid perplexity {last['valid_ppl']:.2f}")
 
 
 @click.command("test-lm")

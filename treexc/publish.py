@@ -12,8 +12,8 @@ previous set as it was.
 SIGINT (Ctrl-C), SIGTERM and SIGHUP stop a run at any moment before the
 renames: the workers stop, the temporaries are removed, nothing is
 published, and the command says ``treexc: interrupted`` and exits with 128 +
-the signal's number (130, 143, 129).  During the renames (microseconds)
-those signals are held back and the run completes: a run that published
+the signal's number (130, 143, 129).  From the renames (microseconds) on,
+those signals are ignored and the run completes: a run that published
 reports success, a run reported as interrupted published nothing.
 
 Concurrent runs on one ``-output``: the renames happen under an exclusive
@@ -44,6 +44,11 @@ _TAG_RE = re.compile(r"\.treexc-(?P<host>\w*)-(?P<pid>\d+)\.tmp(\.\w+\.tmp)?$")
 _MKSTEMP_RE = re.compile(r"\.[a-z0-9_]{8}\.tmp$")
 
 
+# Set when a set of outputs was published: a signal after that point is
+# ignored (the run is done; reporting it as interrupted would be wrong).
+_published = []
+
+
 class Interrupted(KeyboardInterrupt):
     """A signal asked the run to stop; ``signum`` says which."""
 
@@ -66,9 +71,10 @@ def interrupt_on_signals():
         yield
         return
     raised = []
+    _published.clear()
 
     def handler(signum, frame):
-        if raised:
+        if raised or _published:
             return
         raised.append(signum)
         raise Interrupted(signum)
@@ -184,12 +190,13 @@ class OutputSet:
                     except OSError as e:
                         raise TreexcError(f"{final}: cannot publish: "
                                           f"{e.strerror or e}") from None
+                self.published = True
+                _published.append(self)
                 if fd is not None:
                     try:
                         os.fsync(fd)  # the renames themselves on disk
                     except OSError:
                         pass
-                self.published = True
 
 
 def _is_stale(name, bases, host, folder, now):
