@@ -82,7 +82,10 @@ class NumberArgsCommand(click.Command):
             if arg == "--":
                 break
             if arg.startswith("-") and _is_number(arg):
-                if all(_is_number(a) or not a.startswith("-") for a in args[i:]):
+                after_option = i > 0 and args[i - 1].startswith("-") \
+                    and not _is_number(args[i - 1])  # an option's value
+                if not after_option and all(_is_number(a) or not a.startswith("-")
+                                            for a in args[i:]):
                     args = [*args[:i], "--", *args[i:]]
                 break
         return super().parse_args(ctx, args)

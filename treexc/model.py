@@ -12,7 +12,6 @@ from . import modelfile
 from .args import SHAPE_OPTIONS, Args, default_threads, to_dict, validate
 from .dictionary import Dictionary
 from .errors import TreexcError
-from .subword_kernels import word_vectors as subword_vectors
 from .textio import read_text, to_bytes
 from .tree import Tree
 from .vector_kernels import LOSS_NS, LOSS_OVA, LOSS_TREE
@@ -154,6 +153,9 @@ class Model:
                                   np.arange(n, dtype=np.int64))
 
     def _word_vectors(self, buf, word_off, word_len, word_ids):
+        # imported here: each kernel module costs prediction's start-up
+        from .subword_kernels import word_vectors as subword_vectors
+
         out = np.zeros((len(word_off), self.args.dim), dtype=np.float32)
         subword_vectors(buf, word_off, word_len, word_ids, self.w_in, self.dictionary.nwords,
                         self.args.minn, self.args.maxn, self.args.bucket, out)
