@@ -82,8 +82,9 @@ class NumberArgsCommand(click.Command):
             if arg == "--":
                 break
             if arg.startswith("-") and _is_number(arg):
-                after_option = i > 0 and args[i - 1].startswith("-") \
-                    and not _is_number(args[i - 1])  # an option's value
+                before = args[i - 1] if i else ""  # an option's value follows it
+                after_option = before.startswith("-") and before != "-" \
+                    and not _is_number(before)
                 if not after_option and all(_is_number(a) or not a.startswith("-")
                                             for a in args[i:]):
                     args = [*args[:i], "--", *args[i:]]
