@@ -89,7 +89,8 @@ def interrupt_on_signals():
 
 @contextmanager
 def _signals_held():
-    """Within the block, SIGINT, SIGTERM and SIGHUP are recorded, not raised."""
+    """Within the block, SIGINT, SIGTERM and SIGHUP are ignored: the renames
+    run to the end (a signal before them has already stopped the run)."""
     if not _main_thread():
         yield
         return
