@@ -7,6 +7,7 @@ rest run in-process.  The "previous set" of outputs is a pair of files with
 known bytes: a run that fails or is interrupted must leave it as it was.
 """
 
+import gzip
 import os
 import pty
 import resource
@@ -24,6 +25,7 @@ import treexc
 from cli_util import run
 from treexc import memory, publish
 
+ROOT = Path(__file__).resolve().parent.parent
 TREEXC = [sys.executable, "-c", "from treexc.cli import main; main()"]
 OLD = {".bin": b"previous model\n", ".vec": b"1 1\nprevious 0.5\n"}
 
@@ -416,3 +418,31 @@ def test_lm_progress_in_a_log_is_a_few_lines(lm_text, tmp_path):
     assert [r["epoch"] for r in records] == [1.0, 2.0]
     assert all(r["rebuilds"] > 0 and "valid_ppl" in r for r in records)
     assert leftovers(tmp_path) == []
+
+
+def test_finite_but_huge_weights_are_not_saved(tmp_path):
+    # weights past modelfile.MAX_WEIGHT load as corrupt: the run must not save them
+    lines = gzip.open(ROOT / "examples" / "cooking.train.txt.gz", "rt").read().splitlines()
+    data = tmp_path / "good.txt"
+    data.write_text("\n".join(lines[:3000]) + "\n")
+    out = tmp_path / "model"
+    previous_set(out)
+    result = run(["supervised", "-input", data, "-output", out, "-epoch", "1", "-dim", "10",
+                  "-thread", "1", "-verbose", "0", "-lr", "10", "-loss", "ns"])
+    assert result.exit_code == 1
+    assert result.stderr.strip() == ("treexc: training diverged (weights beyond 1e+08) at "
+                                     "epoch 1.00 of 1; lower -lr (now 10)")
+    assert_previous_set(out)
+
+
+@pytest.mark.parametrize("loss", ["softmax", "tree"])
+def test_lm_worse_than_guessing_is_diverged(lm_text, tmp_path, loss):
+    # -lr 100: finite weights, a train loss far above log(V), held-out
+    # perplexity beyond float's range
+    result = run(["lm", "-input", lm_text, "-output", tmp_path / "lm", "-dim", "8",
+                  "-epoch", "1", "-minCount", "1", "-thread", "1", "-loss", loss,
+                  "-lr", "100", "-verbose", "0"])
+    assert result.exit_code == 1
+    assert result.stderr.startswith("treexc: training diverged (train loss ")
+    assert "of guessing uniformly) at epoch 1.00 of 1; lower -lr (now 100)" in result.stderr
+    assert not (tmp_path / "lm.bin").exists()

@@ -30,7 +30,8 @@ from .lm_corpus import build_vocab
 from .lm_model import LanguageModel, fit_arity, init_weights
 from .lm_trees import cluster_tree, move_leaf_rows, random_tree, remap_rows
 from .textio import display_name, read_text
-from .trainer import Progress, SilentReporter, diverged_message, run_workers
+from .trainer import (Progress, SilentReporter, check_weights_in_range, diverged_message,
+                      run_workers)
 
 DIVERGED = 2  # control[0] of a training phase: a batch met a NaN or infinity
 
@@ -364,6 +365,14 @@ class LMSession:
     def _evaluate(self, epoch):
         m = self.model
         n = int(self.loss_n.sum())
+        uniform = math.log(max(2, m.vocab.size))  # the loss of guessing uniformly
+        if n and not self.loss_sum.sum() / n < 3.0 * uniform:
+            # worse than guessing, by far: -lr 100 trains to ~150 nats a token
+            # (finite weights, but held-out perplexity overflows)
+            raise TreexcError(diverged_message(
+                epoch, self.args.epoch, self.args.lr,
+                f"train loss {self.loss_sum.sum() / n:.1f}, over 3 x {uniform:.1f} of "
+                "guessing uniformly"))
         record = {
             "run": self.args.name or None, "epoch": round(epoch, 4),
             "tokens": int(self.progress.sum()),
@@ -454,4 +463,6 @@ def train_lm(args, reporter_factory=None, echo=None, on_eval=None):
     model = new_model(args, vocab, tree, rng)
     session = LMSession(model, train, args, reporter_factory, on_eval, valid, test)
     records = session.run()
+    check_weights_in_range((("U", model.U), ("C", model.C), ("W", model.W)), args.epoch,
+                           args.lr)
     return model, records

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import memory
+from . import memory, modelfile
 from . import train_kernels as kern
 from .dictionary import build_dictionary
 from .errors import TreexcError
@@ -88,6 +88,7 @@ def train_supervised(args, reporter=None, initial_tree=None):
     w_out = np.zeros((rows, args.dim), dtype=np.float32)
     model = Model(args, dictionary, tree, w_in, w_out)
     Session(model, corpus, reporter).run()
+    check_weights_in_range((("w_in", model.w_in), ("w_out", model.w_out)), args.epoch, args.lr)
     return model
 
 
@@ -231,6 +232,20 @@ def diverged_message(epoch, epochs, lr, why="NaN or infinite values"):
     """fastText says "Encountered NaN."; this also says what to change."""
     return (f"training diverged ({why}) at epoch {epoch:.2f} of {epochs:g}; "
             f"lower -lr (now {lr:g})")
+
+
+def check_weights_in_range(named_weights, epochs, lr):
+    """Models refuse to load weights beyond ``modelfile.MAX_WEIGHT`` (a dot
+    product could overflow): a run whose weights grew past it, finite but
+    diverging, saves nothing either (one pass over the weights)."""
+    for name, w in named_weights:
+        if w is None:
+            continue
+        try:
+            modelfile.check_weights(name, w)
+        except ValueError:
+            raise TreexcError(diverged_message(
+                epochs, epochs, lr, f"weights beyond {modelfile.MAX_WEIGHT:g}")) from None
 
 
 def run_workers(n_threads, work, control, poll, interval=0.1):
