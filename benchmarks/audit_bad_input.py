@@ -61,6 +61,29 @@ RSS_LIMIT_MB = 1024   # default "huge memory" peak RSS (MB) for a case
 
 TRAIN = "-output out -epoch 1 -dim 10 -thread 1 -verbose 0"
 FT_TRAIN = "epoch=1, dim=10, thread=1, verbose=0"
+
+
+def train(extra=""):
+    return with_flags(TRAIN, extra)
+
+
+def with_flags(base, extra):
+    """``base`` flags with those of ``extra`` put in place of its own (so a
+    command shows each flag once), the others appended."""
+    base = base.split()
+    tokens = extra.split()
+    rest = []
+    i = 0
+    while i < len(tokens):
+        t = tokens[i]
+        if (t.startswith("-") and t[1:2].isalpha() and t in base and i + 1 < len(tokens)
+                and base.index(t) + 1 < len(base)):
+            base[base.index(t) + 1] = tokens[i + 1]
+            i += 2
+            continue
+        rest.append(t)
+        i += 1
+    return " ".join(base + rest)
 OUTCOMES = {
     "ok": "the right answer, or the input accepted as designed (a check of the output "
           "decides where there is one)",
@@ -105,6 +128,7 @@ class Case:
     setup: object = None          # setup(ctx) before the run
     after: object = None          # after(ctx, res) -> None or what is wrong (any exit)
     api: bool = False             # a Python API call: judge the exception it raises
+    ft_args: str = ""             # shell words after fastText's `python -c CODE`
     note: str = ""
     needs_nonroot: bool = False
 
@@ -435,17 +459,17 @@ def trained_finite(ctx, res):
 
 
 def trained_sane(ctx, res):
-    """Trained, and the model still discriminates (not the same label for
-    every line, as a model of NaNs does)."""
-    why = trained(ctx, res)
+    """Trained, finite, and the new model loads and answers.  (Not "predicts
+    more than one label": one epoch of the tree at -dim 10 may not.)"""
+    why = trained_finite(ctx, res)
     if why:
         return why
     r = execute("treexc predict out.bin valid.txt", ctx.dir)
     if r.rc != 0:
         return f"predict on the new model failed: {first_line(r.err)}"
-    labels = set(r.out.split(b"\n")) - {b""}
-    if len(labels) < 2:
-        return f"model predicts one label for all lines ({b''.join(labels)[:40].decode()})"
+    answers = r.out.count(b"\n")
+    if answers != 500:
+        return f"{answers} answers for 500 lines"
     return None
 
 
@@ -724,15 +748,21 @@ def flip_bit(ctx, src, dst, name, index, bit):
 # -- the cases ----------------------------------------------------------------------------
 
 def ft_train(input_, extra=""):
-    extra = f", {extra}" if extra else ""
-    return (f"m = ft.train_supervised(input={input_!r}, {FT_TRAIN}{extra}); "
+    """fastText's train_supervised with FT_TRAIN's keywords, ``extra``'s in their place."""
+    import re
+
+    kw = dict(re.split(r"=", pair, maxsplit=1)
+              for pair in re.split(r",\s*(?=\w+=)", FT_TRAIN + (", " + extra if extra else "")))
+    args = ", ".join(f"{k}={v}" for k, v in kw.items())
+    return (f"m = ft.train_supervised(input={input_!r}, {args}); "
             f"print(m.test('valid.txt')); import numpy as np; "
             f"print('NONFINITE' if not (np.isfinite(m.get_input_matrix()).all() and "
             f"np.isfinite(m.get_output_matrix()).all()) else 'finite')")
 
 
 def train_cases():
-    def tcase(name, input_, expect, data=None, ft=True, extra="", ft_extra="", **kw):
+    def tcase(name, input_, expect, data=None, ft=True, extra="", ft_extra="", ft_args="",
+              **kw):
         setup = kw.pop("setup", None)
 
         def make(ctx, data=data, setup=setup):
@@ -742,9 +772,10 @@ def train_cases():
             if setup:
                 setup(ctx)
         check = kw.pop("check", trained if expect != "error" else None)
-        case(f"train/{name}", f"treexc supervised -input {input_} {TRAIN}{extra}".rstrip(),
+        case(f"train/{name}", f"treexc supervised -input {input_} {train(extra)}".rstrip(),
              expect=expect, setup=make, protect=True, check=check,
-             ft=ft_train(input_, ft_extra) if ft else None, ft_check=ft_no_nan, **kw)
+             ft=(ft_train(ft if isinstance(ft, str) else input_, ft_extra) if ft else None),
+             ft_args=ft_args, ft_check=ft_no_nan, **kw)
 
     tcase("empty file", "empty.txt", "error", b"")
     tcase("only labels", "onlylabels.txt", "error", b"__label__a\n__label__b __label__c\n" * 50)
@@ -796,7 +827,7 @@ def train_cases():
     tcase("labels only, -label prefix that matches nothing", "good.txt", "error",
           extra=" -label @@", ft_extra="label='@@'")
     tcase("a treexc model as input", "m.bin", "either")
-    tcase("gzip (.gz name)", "good.txt.gz", "ok", ft=False)
+    tcase("gzip (.gz name)", "good.txt.gz", "ok", note="fastText reads the compressed bytes")
     tcase("gzip, two concatenated members", "concat.gz", "ok", ft=False,
           check=dict_has(b"__label__onlyinsecondmember", "label"))
     tcase("gzip, corrupt", "corrupt.gz", "error", ft=False)
@@ -805,16 +836,17 @@ def train_cases():
     tcase("directory", "adir", "error", setup=lambda ctx: ctx.path("adir").mkdir(exist_ok=True))
     tcase("missing file", "missing.txt", "error")
     tcase("/dev/null", "/dev/null", "error")
-    tcase("/dev/zero", "/dev/zero", "error", ft=False, timeout=60,
-          note="fastText would read forever")
-    tcase("/dev/stdin redirected from a file", "/dev/stdin < good.txt", "ok", ft=False)
+    tcase("/dev/zero", "/dev/zero", "error", timeout=60)
+    tcase("/dev/stdin redirected from a file", "/dev/stdin < good.txt", "ok", ft="/dev/stdin",
+          ft_args="< good.txt")
     tcase("- (stdin)", "- < good.txt", "ok", ft=False)
     tcase("- (stdin), gzip data without a name", "- < good.txt.gz", "ok", ft=False)
     tcase("- (stdin) closed", "- <&-", "error", ft=False)
     tcase("- (stdin) from a pipe", "- < <(cat good.txt)", "ok", ft=False)
-    tcase("process substitution", "<(cat good.txt)", "ok", ft=False)
+    tcase("process substitution", "<(cat good.txt)", "ok", ft="/dev/stdin",
+          ft_args="< <(cat good.txt)", note="fastText: a pipe as stdin")
     tcase("process substitution, gzip data", "<(cat good.txt.gz)", "ok", ft=False)
-    tcase("named pipe", "fifo", "ok", ft=False,
+    tcase("named pipe", "fifo", "ok",
           setup=lambda ctx: make_fifo(ctx, "fifo", "good.txt"))
     case("train/named pipe, nothing written", "timeout -s INT 10 treexc supervised -input "
          f"emptyfifo {TRAIN}", expect="either", setup=lambda ctx: (
@@ -891,17 +923,18 @@ def flag_cases():
                     label == "fractional" and kind == "int"):
                 expect = "either"  # not used by a supervised run (fastText does not check)
             ft = None  # the Python API is typed: a string or 1.5 is a TypeError there
-            if ft_has and (kind == "float" or label in ("0", "negative")):
+            if ft_has and label != "non-numeric" and (kind == "float" or
+                                                      label in ("0", "negative")):
                 pyval = {"nan": "float('nan')", "inf": "float('inf')"}.get(value, value)
                 ft = ft_train("good.txt", f"{flag}={pyval}")
             case(f"flag/-{flag} {label}",
-                 f"treexc supervised -input good.txt {TRAIN} -{flag} {value}",
+                 f"treexc supervised -input good.txt {train(f'-{flag} {value}')}",
                  expect=expect, setup=put_previous, protect=True,
                  check=trained_sane if expect != "error" else None,
                  ft=ft, ft_check=ft_no_nan, timeout=60)
 
     def fcase(name, extra, expect="error", ft=None, check=None, setup=put_previous, **kw):
-        case(f"flag/{name}", f"treexc supervised -input good.txt {TRAIN} {extra}",
+        case(f"flag/{name}", f"treexc supervised -input good.txt {train(extra)}",
              expect=expect, setup=setup, protect=setup is put_previous,
              check=check or (trained_sane if expect != "error" else None), ft=ft,
              ft_check=ft_no_nan, **kw)
@@ -984,13 +1017,13 @@ def flag_cases():
           after=lambda ctx, res: None if sha(ctx.path("out.vec")) == ctx.ref["prev.vec"]
           else "previous out.vec replaced by a run that failed",
           check=lambda ctx, res: "exit 0 with out.bin a folder")
-    fcase("-thread 100000", "-thread 100000", expect="either",
+    fcase("-thread 100000", "-thread 100000", expect="either", timeout=150,
           ft=ft_train("good.txt", "thread=100000"))
     fcase("-bucket 0 with -wordNgrams 2", "-bucket 0 -wordNgrams 2",
           ft=ft_train("good.txt", "bucket=0, wordNgrams=2"))
     fcase("-bucket 0 with -maxn 3", "-bucket 0 -minn 2 -maxn 3",
           ft=ft_train("good.txt", "bucket=0, minn=2, maxn=3"))
-    fcase("-dim 100000", "-dim 100000", expect="either", rss_mb=2048,
+    fcase("-dim 100000", "-dim 100000", expect="either", rss_mb=3500, timeout=150,
           ft=ft_train("good.txt", "dim=100000"), note="issue 8.12: refuse up front")
     fcase("-bucket 2^40 with -wordNgrams 2", f"-bucket {2 ** 40} -wordNgrams 2",
           expect="either", ft=ft_train("good.txt", f"bucket={2 ** 40}, wordNgrams=2"))
@@ -1012,8 +1045,8 @@ def flag_cases():
           ft=ft_train("good.txt", "wordNgrams=100, bucket=1000"))
     fcase("-epoch 1000 on 2 lines", "", expect="either",
           setup=lambda ctx: put_previous(ctx))
-    CASES[-1].cmd = f"head -2 good.txt > two.txt && treexc supervised -input two.txt {TRAIN} " \
-                    f"-epoch 1000"
+    CASES[-1].cmd = f"head -2 good.txt > two.txt && treexc supervised -input two.txt " \
+                    f"{train('-epoch 1000')}"
     CASES[-1].check = trained
     # numerical blow-up: fastText stops with "Encountered NaN."
     for loss in ("softmax", "hs", "ova", "ns", "tree"):
@@ -1038,6 +1071,9 @@ def output_cases():
     case("output/.vec fails: file size limit (RLIMIT_FSIZE)",
          f"treexc supervised -input good.txt {TRAIN} -loss softmax", fsize=between,
          setup=put_previous, protect=True, note="issue 8.11: the .bin fits, the .vec does not")
+    case("output/-saveOutput -loss softmax names rows by label",
+         f"treexc supervised -input good.txt {train('-loss softmax -saveOutput')}", expect="ok",
+         setup=put_previous, protect=True, check=output_rows_are_labels, note="issue 8.14")
     case("output/.bin fails: file size limit (RLIMIT_FSIZE)",
          f"treexc supervised -input good.txt {TRAIN}", fsize=100_000, setup=put_previous,
          protect=True, note="ulimit -f 97")
@@ -1080,6 +1116,17 @@ def output_cases():
              note="a closed pipe is a quiet exit")
     case("output/predict to a size-limited file", "treexc predict m.bin big.txt > pred.txt",
          fsize=20_000, note="ulimit -f 19")
+
+
+def output_rows_are_labels(ctx, res):
+    why = trained(ctx, res)
+    if why:
+        return why
+    rows = ctx.read("out.output").split(b"\n")[1:]
+    names = [r.split(b" ", 1)[0] for r in rows if r]
+    if not names or not all(n.startswith(b"__label__") for n in names):
+        return f"rows named {names[0][:30]!r}..., not by label" if names else "no rows"
+    return None
 
 
 def setup_tmpfs(ctx):
@@ -1402,7 +1449,8 @@ def lm_cases():
 
     def lcase(name, extra, expect="error", input_="lmtext.txt", **kw):
         kw.setdefault("check", lm_trained if expect != "error" else None)
-        case(f"lm/{name}", f"treexc lm -input {input_} {LM} {extra}".rstrip(), expect=expect,
+        case(f"lm/{name}", f"treexc lm -input {input_} {with_flags(LM, extra)}".rstrip(),
+             expect=expect,
              **kw)
 
     lcase("-context 0", "-context 0")
@@ -1448,11 +1496,12 @@ def lm_cases():
     lcase("-log is a folder", "-log adir", setup=lambda ctx: ctx.path("adir").mkdir(exist_ok=True))
     lcase("-output into a missing folder", "-output no/such/lm")
     case("lm/-verbose 2 progress into a log file", f"treexc lm -input big.txt "
-         f"{LM.replace('-verbose 0', '-verbose 2')} -epoch 2 2> progress.log; cat progress.log",
+         f"{with_flags(LM, '-verbose 2 -epoch 2')} 2> progress.log; cat progress.log",
          expect="ok", check=few_progress_lines,
          note="issue 8.8: at most a line every few seconds in a log")
     case("lm/SIGINT during training keeps the previous lmout.bin",
-         f"treexc lm -input lmtext.txt {LM} -epoch 50", signal=(signal.SIGINT, 4.0),
+         f"treexc lm -input lmtext.txt {with_flags(LM, '-epoch 50')}",
+         signal=(signal.SIGINT, 4.0),
          setup=lambda ctx: shutil.copyfile(ctx.path("lm.bin"), ctx.path("lmout.bin")),
          after=lambda ctx, res: None if sha(ctx.path("lmout.bin")) == sha(ctx.path("lm.bin"))
          else "previous lmout.bin replaced by an interrupted run")
@@ -1645,22 +1694,22 @@ def signal_cases():
     for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGKILL):
         n = sig.name
         case(f"signal/{n} during training",
-             f"treexc supervised -input big.txt {TRAIN} -epoch 20", signal=(sig, 3.0),
+             f"treexc supervised -input big.txt {train('-epoch 20')}", signal=(sig, 3.0),
              setup=put_previous, protect=True, note="previous out.bin/.vec kept, no *.tmp")
         case(f"signal/{n} during the save",
-             f"treexc supervised -input good.txt {TRAIN} {big_save}", signal=(sig, "save"),
+             f"treexc supervised -input good.txt {train(big_save)}", signal=(sig, "save"),
              setup=put_previous, protect=True, rss_mb=3000,
              note="sent when the first *.tmp appears; a 400 MB .bin")
     case("signal/stale *.tmp of a run killed in its save is removed by the next run",
-         f"treexc supervised -input good.txt {TRAIN} {big_save} & p=$!; "
+         f"treexc supervised -input good.txt {train(big_save)} & p=$!; "
          f"until ls out.*tmp* >/dev/null 2>&1 || ! kill -0 $p 2>/dev/null; do sleep 0.01; done; "
          f"kill -9 $p; wait $p; treexc supervised -input good.txt {TRAIN}", expect="ok",
          check=trained, setup=put_previous, rss_mb=3000,
          after=lambda ctx, res: tmp_left(ctx), note="issue 8.11")
     for i, gap in enumerate((0, 0.3, 0.8), 1):
         case(f"concurrent/two runs on one -output, round {i}",
-             f"treexc supervised -input good.txt {TRAIN} -dim 10 & sleep {gap}; treexc supervised"
-             f" -input good.txt {TRAIN.replace('-dim 10', '-dim 12')} & wait",
+             f"treexc supervised -input good.txt {TRAIN} & sleep {gap}; treexc supervised"
+             f" -input good.txt {train('-dim 12')} & wait",
              expect="ok", setup=put_previous, check=lambda ctx, res: set_consistent(ctx),
              after=lambda ctx, res: set_consistent(ctx) or tmp_left(ctx),
              note="issue 8.11: one complete set")
@@ -1745,7 +1794,7 @@ except Exception as e:
 
 def run_fasttext(c, ctx):
     script = FT_WRAPPER.format(code=c.ft)
-    res = execute(f"python -c {shell_quote(script)}", ctx.dir, timeout=FT_TIMEOUT)
+    res = execute(f"python -c {shell_quote(script)} {c.ft_args}", ctx.dir, timeout=FT_TIMEOUT)
     err = res.err.decode("utf-8", "replace")
     if res.timed_out:
         return "hang"
@@ -1841,13 +1890,17 @@ def write_markdown(path, rows, elapsed, with_fasttext):
     for r in rows:
         key = r["ft"].split(":")[0].split(" (")[0] if r["ft"] else "n/a"
         ft_counts[key] = ft_counts.get(key, 0) + 1
+    times = [r.get("run_at", "?") for r in rows]
     lines = [
         "# Robustness: bad input, side by side with fastText 0.9.2",
         "",
-        f"Generated by `benchmarks/audit_bad_input.py` ({len(rows)} cases, {elapsed:.0f} s, "
-        f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, commit "
-        f"{git_head()}).  Reproduce: `.venv/bin/python benchmarks/audit_bad_input.py "
-        f"--markdown docs/robustness.md`; one case: `--only 'train/empty*'`.",
+        f"Generated by `benchmarks/audit_bad_input.py` on "
+        f"{time.strftime('%Y-%m-%d', time.gmtime())}: {len(rows)} cases, run between "
+        f"{min(times)} and {max(times)} against commit {git_head()}.  Reproduce: "
+        "`.venv/bin/python benchmarks/audit_bad_input.py --markdown docs/robustness.md` "
+        "(about 25 minutes on a busy 2-core machine; `--no-fasttext` skips fastText, "
+        "`--ft-cache FILE` reuses its answers, `--rerun JSON` runs again only the cases "
+        "an earlier `--json` run did not pass); one case: `--only 'train/empty*'`.",
         "",
         "## Counts",
         "",
@@ -1860,7 +1913,7 @@ def write_markdown(path, rows, elapsed, with_fasttext):
     lines += ["", "| fastText 0.9.2 outcome | cases |", "|---|---|"]
     for k, v in sorted(ft_counts.items(), key=lambda kv: -kv[1]):
         lines.append(f"| {k} | {v} |")
-    bad = [r for r in rows if r["outcome"] not in ("ok", "clean error", "n/a")]
+    bad = [r for r in rows if r["outcome"] in NOT_OK + ("wrongly refused",)]
     lines += ["", "## Cases left to fix", ""]
     if bad:
         lines += ["| case | command | treexc outcome | notes |", "|---|---|---|---|"]
@@ -1868,7 +1921,16 @@ def write_markdown(path, rows, elapsed, with_fasttext):
             lines.append(f"| {md_escape(r['name'])} | `{md_escape(r['cmd'])}` | "
                          f"**{r['outcome']}** | {md_escape(r['note'])} |")
     else:
-        lines.append("None: no crash, hang, traceback, silent wrong or data loss.")
+        lines.append("None: no crash, hang, traceback, silent wrong, data loss or wrongly "
+                     "refused input.")
+    usage = [r for r in rows if r["outcome"] in ("usage error", "messy error")]
+    if usage:
+        lines += ["", "## Errors not in the one-line form", "",
+                  "Refused with a non-zero exit and no traceback, but with click's "
+                  "multi-line usage message (or another form) instead of one "
+                  "`treexc: ...` line:", ""]
+        for r in usage:
+            lines.append(f"- {md_escape(r['name'])} ({r['outcome']}): `{md_escape(r['cmd'])}`")
     lines += [
         "", "## How outcomes are decided", "",
         "Every command runs in a fixture folder (below) under `bash -c` with `.venv/bin` "
@@ -1926,17 +1988,25 @@ def main():
     ap.add_argument("--list", action="store_true", help="list the cases and exit")
     ap.add_argument("--ft-cache", help="JSON file of fastText outcomes to reuse and extend "
                                        "(fastText's answers do not change between runs)")
+    ap.add_argument("--from-json", help="only write --markdown from this --json file")
     ap.add_argument("--rerun", help="a --json file of an earlier run: run again only its "
                                     "cases that were not ok or clean error, keep the rest")
     a = ap.parse_args()
 
     cases = build_cases()
+    if a.from_json:
+        data = json.loads(Path(a.from_json).read_text())
+        write_markdown(a.markdown, data, sum(r["seconds"] for r in data), True)
+        return 0
     previous = {}
     if a.rerun:
         previous = {r["name"]: r for r in json.loads(Path(a.rerun).read_text())}
         keep = ("ok", "clean error", "n/a")
+        ft_known = json.loads(Path(a.ft_cache).read_text()) if (
+            a.ft_cache and Path(a.ft_cache).exists()) else {}
         cases = [c for c in cases if c.name not in previous
-                 or previous[c.name]["outcome"] not in keep]
+                 or previous[c.name]["outcome"] not in keep
+                 or (c.ft and not a.no_fasttext and f"{c.name}\n{c.ft}" not in ft_known)]
     if a.only:
         cases = [c for c in cases if a.only in c.name or fnmatch.fnmatch(c.name, a.only)]
     if a.list:
