@@ -247,7 +247,7 @@ def write_stdout(data, flush=True):
             from .textio import to_str
             out.write(to_str(data))
             buffer = out
-        else:
+        elif data:  # an empty write is a write(2) of 0 bytes, which /dev/full refuses
             buffer.write(data)
         if flush:
             buffer.flush()
