@@ -446,3 +446,15 @@ def test_lm_worse_than_guessing_is_diverged(lm_text, tmp_path, loss):
     assert result.stderr.startswith("treexc: training diverged (train loss ")
     assert "of guessing uniformly) at epoch 1.00 of 1; lower -lr (now 100)" in result.stderr
     assert not (tmp_path / "lm.bin").exists()
+
+
+@pytest.mark.parametrize("depth", [64, 100, 10 ** 9])
+def test_lm_depth_beyond_the_tree_counts_is_refused(lm_text, tmp_path, depth):
+    # -depth 64 ended in AssignLabels' "no child has room" traceback (int64 counts)
+    result = run(["lm", "-input", lm_text, "-output", tmp_path / "lm", "-dim", "8",
+                  "-epoch", "1", "-minCount", "1", "-thread", "1", "-depth", depth,
+                  "-verbose", "0"])
+    assert result.exit_code == 1
+    assert result.stderr.strip() == (
+        f"treexc: -depth {depth}: a tree of arity at least 2 and this depth holds more "
+        "than 2^62 leaves; use -depth 61 or less (a few levels are enough: the default is 3)")

@@ -438,9 +438,22 @@ def new_model(args, vocab, tree, rng):
     return LanguageModel(args, vocab, U, C, tree, W)
 
 
+def check_tree_capacity(arity, depth):
+    """The tree code counts leaves in int64: ``arity ** depth`` must stay
+    below 2^62 (``-depth 64`` at arity 2 overflowed inside AssignLabels).
+    Logarithms, so that a huge ``-depth`` costs nothing to refuse."""
+    if depth * math.log2(max(arity, 2)) >= 62:
+        most = max(1, int(61.999 / math.log2(max(arity, 2))))
+        raise TreexcError(f"-depth {depth}: a tree of arity {arity or 'at least 2'} and this "
+                          f"depth holds more than 2^62 leaves; use -depth {most} or less "
+                          "(a few levels are enough: the default is 3)")
+
+
 def train_lm(args, reporter_factory=None, echo=None, on_eval=None):
     """Train a language model; returns ``(model, records)``."""
     name = display_name(args.input)
+    if args.loss == "tree":
+        check_tree_capacity(args.arity, args.depth)
     # what the options alone ask for (-arity, -dim, -context), before reading
     memory.refuse_oversized(memory.lm_parts(args, 1, args.arity or 2))
     data = read_text(args.input)
