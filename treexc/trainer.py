@@ -159,6 +159,9 @@ class Session:
             self.learner = TreeLearner(model.tree, t, args.treeGradient, args.maxDepth)
             self.lr_hold = 0.5
         self.start_time = None
+        # a worker trains lrUpdateRate tokens between looks at the counters:
+        # more than the whole run would never stop (-lrUpdateRate 2^63 hung)
+        self.lr_update_rate = min(args.lrUpdateRate, self.total_tokens)
 
     def run(self):
         self.start_time = time.monotonic()
@@ -204,7 +207,7 @@ class Session:
                 t, c.feat_off, c.feats, c.label_off, c.labels, c.ntokens,
                 m.w_in, m.w_out, m.loss_kind, *tree_arrays, self.neg_cdf,
                 self.args.neg, self.args.lr, self.lr_hold, self.total_tokens,
-                self.args.lrUpdateRate, self.progress, stop_at, self.control,
+                self.lr_update_rate, self.progress, stop_at, self.control,
                 self.loss_sum, self.loss_n, self.cursor, self.rng_state,
                 collect, stats_p, stats_n)
 
