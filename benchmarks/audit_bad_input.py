@@ -1315,7 +1315,11 @@ def model_file_cases():
     mcase("children[0][0] = 10^9 (tree out of range)", "kids.bin",
           lambda ctx: craft(ctx, "m.bin", "kids.bin", arrays={"children": (0, "<i", 10 ** 9)}))
     mcase("children cycle (root as its own child)", "cycle.bin",
-          lambda ctx: craft(ctx, "m.bin", "cycle.bin", arrays={"children": (0, "<i", 0)}))
+          lambda ctx: craft(ctx, "m.bin", "cycle.bin",
+                            arrays={"children": (0, "<i", n_labels(ctx, "m.bin"))}))
+    mcase("children: one label at two leaves", "twice.bin",
+          lambda ctx: craft(ctx, "m.bin", "twice.bin",
+                            arrays={"children": (0, "<i", children_at(ctx, "m.bin", 1))}))
     mcase("counts negative", "counts.bin",
           lambda ctx: craft(ctx, "m.bin", "counts.bin", arrays={"counts": (3, "<q", -5)}),
           expect="either", check=no_nan)
@@ -1418,6 +1422,19 @@ def model_file_cases():
           expect="either", check=lambda ctx, res: "answers from a NaN model")
     mcase("LM file to predict", "lm.bin", lambda ctx: None)
     mcase("LM file to dump args", "lm.bin", lambda ctx: None, cmd="treexc dump {} args")
+
+
+def n_labels(ctx, src):
+    _, header = read_model(ctx.path(src))
+    entries = next(a for a in header["arrays"] if a["name"] == "entry_off")["shape"][0]
+    return entries - header["nwords"]
+
+
+def children_at(ctx, src, index):
+    """A different slot's value of the root than slot 0's (a label or node id)."""
+    start, _ = array_span(ctx, src, "children")
+    data = ctx.read(src)
+    return struct.unpack_from("<i", data, start + 4 * index)[0]
 
 
 def craft_duplicates(ctx, src, dst):
