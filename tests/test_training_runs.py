@@ -458,3 +458,19 @@ def test_lm_depth_beyond_the_tree_counts_is_refused(lm_text, tmp_path, depth):
     assert result.stderr.strip() == (
         f"treexc: -depth {depth}: a tree of arity at least 2 and this depth holds more "
         "than 2^62 leaves; use -depth 61 or less (a few levels are enough: the default is 3)")
+
+
+def test_huge_counts_of_epochs_and_update_rate(small, lm_text, tmp_path):
+    huge = 2 ** 63
+    result = run(["supervised", "-input", small, "-output", tmp_path / "m", "-dim", "8",
+                  "-thread", "1", "-verbose", "0", "-epoch", huge])
+    assert result.exit_code == 1  # was a numba typing traceback
+    assert result.stderr.startswith(f"treexc: -epoch {huge}: ")
+    assert result.stderr.strip().endswith("beyond treexc's counters (2^62); lower -epoch")
+    result = run(["lm", "-input", lm_text, "-output", tmp_path / "lm", "-dim", "8",
+                  "-thread", "1", "-verbose", "0", "-minCount", "1", "-epoch", huge])
+    assert result.exit_code == 1 and "lower -epoch" in result.stderr
+    start_time = time.monotonic()  # trained for ever before
+    result = run(["supervised", "-input", small, "-output", tmp_path / "m", "-dim", "8",
+                  "-epoch", "1", "-thread", "1", "-verbose", "0", "-lrUpdateRate", huge])
+    assert time.monotonic() - start_time < 30

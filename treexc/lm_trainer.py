@@ -217,6 +217,9 @@ class LMSession:
         epochs = self.args.epoch if epochs is None else epochs
         whole = int(math.floor(epochs))
         self.total_tokens = int(round(epochs * self.N))
+        if self.total_tokens >= 2 ** 62:  # int64 token counters (and years of training)
+            raise TreexcError(f"-epoch {epochs}: {self.total_tokens:.3g} tokens to train on, "
+                              "beyond treexc's counters (2^62); lower -epoch")
         self.start_time = time.monotonic()
         for epoch in range(int(math.ceil(epochs))):
             perm = self.rng.permutation(self.N).astype(np.int64)

@@ -140,6 +140,9 @@ class Session:
         self.total_tokens = int(corpus.ntokens.sum()) * args.epoch
         if self.total_tokens == 0:
             raise TreexcError(f"{display_name(args.input)}: no tokens to train on")
+        if self.total_tokens >= 2 ** 62:  # the kernels' int64 token counters
+            raise TreexcError(f"-epoch {args.epoch}: {self.total_tokens:.3g} tokens to train "
+                              "on, beyond treexc's counters (2^62); lower -epoch")
         t = self.n_threads
         self.progress = np.zeros(t, dtype=np.int64)
         self.control = np.zeros(1, dtype=np.int64)
