@@ -446,10 +446,13 @@ def check_tree_capacity(arity, depth):
     below 2^62 (``-depth 64`` at arity 2 overflowed inside AssignLabels).
     Logarithms, so that a huge ``-depth`` costs nothing to refuse."""
     if depth * math.log2(max(arity, 2)) >= 62:
-        most = max(1, int(61.999 / math.log2(max(arity, 2))))
-        raise TreexcError(f"-depth {depth}: a tree of arity {arity or 'at least 2'} and this "
-                          f"depth holds more than 2^62 leaves; use -depth {most} or less "
-                          "(a few levels are enough: the default is 3)")
+        if arity:
+            raise TreexcError(f"-arity {arity} -depth {depth}: the tree holds more than 2^62 "
+                              "leaves; lower -arity or -depth (arity^depth need only reach "
+                              "the vocabulary's size)")
+        raise TreexcError(f"-depth {depth}: a tree of arity at least 2 and this depth holds "
+                          "more than 2^62 leaves; use -depth 61 or less (a few levels are "
+                          "enough: the default is 3)")
 
 
 def train_lm(args, reporter_factory=None, echo=None, on_eval=None):
