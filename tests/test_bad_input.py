@@ -251,9 +251,11 @@ def test_nonsense_training_flags(folder, flags, fragment):
 def test_unparseable_flags(folder, flags):
     result = run(["supervised", "-input", folder / "good.txt", "-output", folder / "m"]
                  + flags)
-    assert result.exit_code == 2  # click's usage error
+    assert result.exit_code == 2  # a usage error, as click's
     assert "Traceback" not in result.output
-    assert flags[0] in result.stderr or "No such option" in result.stderr
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("treexc: "), result.stderr
+    assert flags[0] in lines[0] and "(see: treexc supervised -h)" in lines[0]
     assert sorted(os.listdir(folder)) == ["good.txt"]
 
 

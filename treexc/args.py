@@ -7,6 +7,7 @@ pass them as ``-wordNgrams`` on the command line and as
 """
 
 import dataclasses
+import math
 import os
 from dataclasses import dataclass
 
@@ -120,8 +121,23 @@ def bad_option(name, value, why):
     raise TreexcError(f"-{name} {value}: {why}")
 
 
+def check_number_ranges(options, wide=("seed",)):
+    """Every number option within what a saved model may hold (the loader,
+    ``modelfile.options``, refuses the rest): ints in int32, ``wide`` ones
+    in int64; floats finite."""
+    for field in dataclasses.fields(options):
+        value = getattr(options, field.name)
+        if type(value) is int:
+            bits = 63 if field.name in wide else 31
+            if not -2 ** bits <= value < 2 ** bits:
+                bad_option(field.name, value, f"must be between -2^{bits} and 2^{bits}")
+        elif type(value) is float and not math.isfinite(value):
+            bad_option(field.name, value, "must be a finite number")
+
+
 def validate(args):
     bad = bad_option
+    check_number_ranges(args)
 
     if args.loss not in LOSSES:
         bad("loss", args.loss, f"unknown loss (choose from {', '.join(LOSSES)}, one-vs-all)")

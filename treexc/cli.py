@@ -111,8 +111,34 @@ class Main(click.Group):
         return sorted({*super().list_commands(ctx), *LM_COMMANDS})
 
     def main(self, *args, **kwargs):
+        standalone = kwargs.pop("standalone_mode", True)
         try:
-            return super().main(*args, **kwargs)
+            # not standalone: click would print a usage error as several
+            # lines (usage, hint, error); here it becomes one, with status 2
+            return super().main(*args, standalone_mode=False, **kwargs)
+        except click.UsageError as e:
+            if not standalone:
+                raise
+            if isinstance(e, click.exceptions.NoArgsIsHelpError):
+                e.show()  # `treexc` alone: the help text
+                sys.exit(e.exit_code)
+            names, ctx = [], e.ctx
+            while ctx is not None and ctx.parent is not None:
+                names.insert(0, ctx.info_name)
+                ctx = ctx.parent
+            command = " ".join(["treexc", *names])
+            click.echo(f"treexc: {e.format_message()} (see: {command} -h)", err=True)
+            sys.exit(e.exit_code)
+        except click.ClickException as e:
+            if not standalone:
+                raise
+            click.echo(f"treexc: {e.format_message()}", err=True)
+            sys.exit(e.exit_code)
+        except click.exceptions.Abort:
+            if not standalone:
+                raise
+            click.echo("treexc: interrupted", err=True)
+            sys.exit(130)
         except OSError as e:
             # `treexc --help` or `--version` written to a full disk: parsed
             # and printed before invoke (click handles only EPIPE here)

@@ -83,8 +83,9 @@ def make_lm_args(**flags):
 
 
 def validate(args):
-    from .args import bad_option as bad
+    from .args import bad_option as bad, check_number_ranges
 
+    check_number_ranges(args)
     if args.loss not in LOSSES:
         bad("loss", args.loss, f"unknown loss (choose from {', '.join(LOSSES)})")
     if args.tree not in TREES:
