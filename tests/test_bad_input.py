@@ -165,7 +165,7 @@ def test_truncated_utf8_at_end_of_file(folder):
 def test_damaged_gzip(folder):
     data = gzip.compress(GOOD.encode())
     path = write(folder, "cut.txt.gz", data[:len(data) // 2])
-    train_fails(folder, path, f"{path}: damaged or truncated gzip")
+    train_fails(folder, path, f"{path}: truncated gzip data (the stream ends early)")
 
 
 def test_bad_bytes_on_stdin(folder):
@@ -394,7 +394,7 @@ def test_bad_gzip_keeps_the_answers_before_it(model_path, folder, monkeypatch, c
     assert got[:1000] == expected.split("\n")[:1000]
     if cut == "truncated":
         assert len(result.stdout) < len(expected) and expected.startswith(result.stdout)
-    user_error(["test", model_path, path], f"{path}: damaged or truncated gzip data")
+    user_error(["test", model_path, path], f"{path}: {message}")
 
 
 # -- the Python API raises the same errors -------------------------------------------------------
@@ -629,3 +629,23 @@ def test_closed_standard_input(model_path, monkeypatch, capfd, command):
         main.main(args, prog_name="treexc")
     assert exit_.value.code == 1
     assert capfd.readouterr().err == "treexc: standard input: closed, nothing to read\n"
+
+
+# -- input without end -------------------------------------------------------------------
+
+def test_training_input_beyond_memory_is_refused_as_it_arrives(folder, monkeypatch):
+    # /dev/zero (or a gzip bomb) once grew until the machine ran out of memory
+    from treexc import memory
+
+    monkeypatch.setattr(memory, "available_bytes", lambda: 8 << 20)
+    train_fails(folder, "/dev/zero", "/dev/zero: more than 4 MB, half the memory available")
+    bomb = write(folder, "bomb.txt.gz", gzip.compress(b"__label__a x\n" * (1 << 20)))
+    train_fails(folder, bomb, "bomb.txt.gz: more than 4 MB")
+
+
+def test_predict_refuses_a_line_without_end(model_path, monkeypatch):
+    from treexc import predict
+
+    monkeypatch.setattr(predict, "MAX_LINE_BYTES", 1 << 20)
+    line = user_error(["predict", model_path, "/dev/zero"], "line 1: longer than 1 MiB")
+    assert line == "treexc: /dev/zero: line 1: longer than 1 MiB (no end of line)"

@@ -24,6 +24,7 @@ import zlib
 
 import numpy as np
 
+from . import memory
 from .errors import TreexcError, os_error_message
 
 GZIP_MAGIC = b"\x1f\x8b"
@@ -174,23 +175,20 @@ def line_of(data, offset):
 # -- reading ---------------------------------------------------------------------------
 
 def read_bytes(path):
-    """The whole content of ``path`` (``-`` = standard input), gunzipped.
-    A plain ``read``: pipes and other non-seekable paths work."""
+    """The whole content of ``path`` (``-`` = standard input), gunzipped,
+    read piece by piece (pipes and other non-seekable paths work).  Input
+    that outgrows half the memory available (``/dev/zero``, a gzip bomb) is
+    refused as it arrives, before it exhausts the machine."""
     name = display_name(path)
-    try:
-        if path == "-":
-            data = _stdin(name).read()
-        else:
-            with open(path, "rb") as f:
-                data = f.read()
-    except OSError as e:
-        raise TreexcError(os_error_message(name, e)) from None
-    if data[:2] == GZIP_MAGIC:
-        try:
-            data = gzip.decompress(data)
-        except (EOFError, OSError, zlib.error) as e:
-            raise TreexcError(f"{name}: damaged or truncated gzip data ({e})") from None
-    return data
+    limit = memory.available_bytes() // 2
+    pieces, total = [], 0
+    for chunk in read_chunks(path, READ_SIZE):
+        total += len(chunk)
+        if total > limit:
+            raise TreexcError(f"{name}: more than {memory.format_bytes(limit)}, half the "
+                              f"memory available: treexc holds its training text in memory")
+        pieces.append(chunk)
+    return b"".join(pieces)
 
 
 def read_text(path):
