@@ -439,6 +439,8 @@ def test_control_bytes_in_labels_are_escaped(folder):
     assert out[0].startswith("__label__g\\x0a ")
     dump = ok(["dump", folder / "crafted.bin", "dict"]).stdout.splitlines()
     assert len(dump) == 1 + len(d.entry_off) and "__label__g\\x0a 10 label" in dump
+    tree_dump = ok(["dump-tree", folder / "crafted.bin"]).stdout
+    assert "__label__g\\x0a" in tree_dump and "\x1b" not in tree_dump
 
 
 # -- language model ----------------------------------------------------------------------------

@@ -11,6 +11,7 @@ import math
 import numpy as np
 
 from .errors import TreexcError
+from .textio import printable
 from .treestats import depth_summary, measure_nodes
 
 
@@ -18,7 +19,8 @@ def tree_report(model, data_path=None, top=5):
     tree = model.tree
     if tree is None:
         raise TreexcError(f"this model has no tree (-loss {model.args.loss})")
-    names = model.tree_label_names()
+    # control characters escaped: a label must not break a line of the dump
+    names = [printable(name) for name in model.tree_label_names()]
     counts = np.asarray(model.tree_label_counts(), dtype=np.float64)
     stats = model.tree_statistics(data_path) if data_path else (None, None)
     reports = measure_nodes(tree, *stats)
