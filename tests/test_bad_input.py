@@ -651,3 +651,41 @@ def test_predict_refuses_a_line_without_end(model_path, monkeypatch):
     monkeypatch.setattr(predict, "MAX_LINE_BYTES", 1 << 20)
     line = user_error(["predict", model_path, "/dev/zero"], "line 1: longer than 1 MiB")
     assert line == "treexc: /dev/zero: line 1: longer than 1 MiB (no end of line)"
+
+
+def test_predict_into_a_size_limited_file_fails(model_path, folder):
+    # a write cut short by the file size limit returned its count and the rest
+    # was dropped: exit 0 with the answers cut off
+    import resource
+
+    lines = folder / "many.txt"
+    lines.write_text("ball goal\n" * 20000)
+
+    def limit():
+        resource.setrlimit(resource.RLIMIT_FSIZE, (16384, 16384))
+
+    with open(folder / "answers.txt", "wb") as out:
+        result = subprocess.run([sys.executable, "-c", "from treexc.cli import main; main()",
+                                 "predict", str(model_path), str(lines)], stdout=out,
+                                stderr=subprocess.PIPE, preexec_fn=limit, timeout=120)
+    assert result.returncode == 1
+    assert result.stderr.decode().strip() == \
+        "treexc: standard output: cannot write: File too large"
+
+
+def test_api_wrong_types_are_type_errors(model_path):
+    model = treexc.load_model(str(model_path))
+    for call in (lambda: model.get_word_vector(None), lambda: model.predict([1]),
+                 lambda: model.get_sentence_vector(3)):
+        with pytest.raises(TypeError, match="not (NoneType|int)"):
+            call()
+    assert np.array_equal(model.get_word_vector(b"ball"), model.get_word_vector("ball"))
+
+
+@pytest.mark.parametrize("command, flags, message", [
+    ("supervised", ["-t", str(2 ** 63)], "-t 9.223372036854776e+18: must be a finite number"),
+    ("lm", ["-leafRows", "5"], "-leafRows 5: must be 0 or 1"),
+])
+def test_options_no_model_could_hold(folder, command, flags, message):
+    user_error([command, "-input", folder / "good.txt", "-output", folder / "m"] + flags,
+               message)

@@ -131,8 +131,8 @@ def check_number_ranges(options, wide=("seed",)):
             bits = 63 if field.name in wide else 31
             if not -2 ** bits <= value < 2 ** bits:
                 bad_option(field.name, value, f"must be between -2^{bits} and 2^{bits}")
-        elif type(value) is float and not math.isfinite(value):
-            bad_option(field.name, value, "must be a finite number")
+        elif type(value) is float and not (math.isfinite(value) and abs(value) < 2 ** 63):
+            bad_option(field.name, value, "must be a finite number below 2^63")
 
 
 def validate(args):

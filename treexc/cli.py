@@ -273,8 +273,13 @@ def write_stdout(data, flush=True):
             from .textio import to_str
             out.write(to_str(data))
             buffer = out
-        elif data:  # an empty write is a write(2) of 0 bytes, which /dev/full refuses
-            buffer.write(data)
+        else:
+            # a write cut short (a file size limit) returns what it wrote
+            # instead of failing: the next write of the rest reports why;
+            # an empty write is a write(2) of 0 bytes, which /dev/full refuses
+            rest = memoryview(data)
+            while rest:
+                rest = rest[buffer.write(rest):]
         if flush:
             buffer.flush()
     except BrokenPipeError:

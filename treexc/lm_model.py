@@ -88,6 +88,8 @@ def validate(args):
     check_number_ranges(args)
     if args.loss not in LOSSES:
         bad("loss", args.loss, f"unknown loss (choose from {', '.join(LOSSES)})")
+    if args.leafRows not in (0, 1):
+        bad("leafRows", args.leafRows, "must be 0 or 1")
     if args.tree not in TREES:
         bad("tree", args.tree, f"unknown tree (choose from {', '.join(TREES)})")
     if not args.lr > 0 or not math.isfinite(args.lr):

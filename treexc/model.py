@@ -94,6 +94,9 @@ class Model:
         single = isinstance(text, str)
         lines = [text] if single else list(text)
         for line in lines:
+            if not isinstance(line, str):
+                raise TypeError(f"predict takes a str or a list of str, not "
+                                f"{type(line).__name__}")
             if "\n" in line:
                 raise TreexcError("predict processes one line at a time; "
                                   "remove the newline characters")

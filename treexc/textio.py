@@ -42,7 +42,12 @@ def to_str(raw):
 
 
 def to_bytes(text):
-    """The bytes of a token given as ``str`` (inverse of :func:`to_str`)."""
+    """The bytes of a token given as ``str`` (inverse of :func:`to_str`);
+    bytes are taken as they are."""
+    if isinstance(text, bytes):
+        return text
+    if not isinstance(text, str):
+        raise TypeError(f"expected a str (or bytes), not {type(text).__name__}")
     return text.encode("utf-8", "surrogateescape")
 
 
