@@ -101,15 +101,23 @@ def fasttext_p1(train, test, flags, loss):
     return figures["p1"], figures["train_s"]
 
 
+def split(opts, data, work, train_rel, test_rel, flags, quick_lines):
+    """(train, test, flags) of one row; with --quick the first lines and 1 epoch."""
+    train, test = data.file(train_rel), data.file(test_rel)
+    if opts.quick:
+        train = head(train, work / "q.train", quick_lines[0])
+        test = head(test, work / "q.test", quick_lines[1])
+        flags = dict(flags, epoch=1)
+    return train, test, flags
+
+
 def crossover(opts, data, work):
     section = Section("Crossover: flat softmax vs learned tree by label count",
                       ["data set", "flags", "labels", "train lines", "softmax P@1",
                        "tree P@1", "softmax train s", "tree train s", "softmax / tree time"])
     for name, train_rel, test_rel, flags, ks in CROSSOVER_ROWS:
-        train, test = data.file(train_rel), data.file(test_rel)
-        if opts.quick:
-            train, test = head(train, work / "q.train", 5000), head(test, work / "q.test", 1000)
-            flags, ks = dict(flags, epoch=1), ks[:2]
+        train, test, flags = split(opts, data, work, train_rel, test_rel, flags, (5000, 1000))
+        ks = ks[:2] if opts.quick else ks
         for k in ks:
             keep = top_labels(train, k)
             sub_train = restrict(train, work / f"{name}-{k}.train", keep)
@@ -129,10 +137,7 @@ def default(opts, data, work):
                       ["data set", "flags", "treexc default", "P@1", "train s",
                        "fastText hs P@1", "fastText softmax P@1", "target", "check"])
     for name, train_rel, test_rel, flags, losses in DEFAULT_ROWS:
-        train, test = data.file(train_rel), data.file(test_rel)
-        if opts.quick:
-            train, test = head(train, work / "q.train", 3000), head(test, work / "q.test", 500)
-            flags = dict(flags, epoch=1)
+        train, test, flags = split(opts, data, work, train_rel, test_rel, flags, (3000, 500))
         p1, train_s, chose = treexc_p1(work, train, test, flags)
         ft = {loss: fasttext_p1(train, test, flags, loss)[0] for loss in losses}
         target = max(ft.values()) - 0.005

@@ -19,12 +19,12 @@ import time
 
 import numpy as np
 import pytest
-from test_modelfile import reseal, training_file
+from test_modelfile import lm, reseal, training_file  # noqa: F401 (lm: a fixture)
 
 import treexc
 from treexc.errors import TreexcError
-from treexc.lm_model import load_lm, make_lm_args
-from treexc.lm_trainer import perplexity, train_lm
+from treexc.lm_model import load_lm
+from treexc.lm_trainer import perplexity
 
 N_FILES = 2000  # of each kind
 EXTREMES = [2 ** 63 - 1, 2 ** 63, 2 ** 64 + 5, -2 ** 63, 2 ** 31 - 1, 2 ** 31, 2 ** 32,
@@ -46,18 +46,8 @@ def classifier(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def language_model(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("mutation_lm")
-    rng = np.random.default_rng(0)
-    words = "the cat dog sat ran on a mat log and".split()
-    text = "\n".join(" ".join(rng.choice(words, size=5)) for _ in range(60)) + "\n"
-    (folder / "train.txt").write_text(text)
-    model, _ = train_lm(make_lm_args(input=str(folder / "train.txt"), dim=4, context=2,
-                                     epoch=1, thread=1, verbose=0, minCount=1, batch=8,
-                                     loss="tree", tree="random", arity=4, depth=2, seed=1))
-    path = folder / "lm.bin"
-    model.save(str(path))
-    return path.read_bytes()
+def language_model(lm):
+    return lm[1].read_bytes()  # test_modelfile's tiny tree LM
 
 
 def use_classifier(path):
