@@ -276,7 +276,12 @@ def first_line(data, width=110):
     if not lines:
         return ""
     said = [x for x in lines if x.startswith("treexc:") and not x.startswith("treexc: warning")]
-    line = lines[-1] if "Traceback" in text else (said[0] if said else lines[0])
+    if "Traceback" in text:  # the exception line of the last traceback
+        after = text.rsplit("Traceback", 1)[1].splitlines()
+        raised = [x for x in after if x and not x[0].isspace() and ":" in x]
+        line = raised[0] if raised else lines[-1]
+    else:
+        line = said[0] if said else lines[0]
     return line if len(line) <= width else line[:width - 3] + "..."
 
 
@@ -1523,6 +1528,18 @@ def lm_cases():
          f"{with_flags(LM, '-verbose 2 -epoch 2')} 2> progress.log; cat progress.log",
          expect="ok", check=few_progress_lines,
          note="issue 8.8: at most a line every few seconds in a log")
+    case("lm/SIGINT at 3, 4, 5 and 6 s (four runs; the tree is rebuilt in between)",
+         "for d in 3 4 5 6; do timeout -s INT $d treexc lm -input lmtext.txt "
+         f"{with_flags(LM, '-epoch 50')}; echo \"exit $?\"; done",
+         expect="ok", setup=lambda ctx: shutil.copyfile(ctx.path("lm.bin"), ctx.path("lmout.bin")),
+         check=lambda ctx, res: None if res.out.split() == [b"exit", b"130"] * 4 or
+         res.out.count(b"exit 124") + res.out.count(b"exit 130") == 4 and
+         res.err.count(b"treexc: interrupted") == 4 else
+         f"{res.out.decode().split()}; stderr: {first_line(res.err)}",
+         after=lambda ctx, res: None if sha(ctx.path("lmout.bin")) == sha(ctx.path("lm.bin"))
+         else "previous lmout.bin replaced by an interrupted run", timeout=90,
+         note="a signal inside a kernel call (the tree rebuild) once ended in a SystemError "
+              "traceback")
     case("lm/SIGINT during training keeps the previous lmout.bin",
          f"treexc lm -input lmtext.txt {with_flags(LM, '-epoch 50')}",
          signal=(signal.SIGINT, 4.0),
