@@ -573,9 +573,12 @@ def environment(opts):
             + (" (median of the runs)" if opts.repeat > 1 else "")]
 
 
-def parse_options(doc, cases, results_name, results_help=""):
-    """The options both benchmark scripts take (see docs/benchmarks*.md)."""
+def parse_options(doc, cases, results_name, results_help="", extra=()):
+    """The options the benchmark scripts take (see docs/benchmarks*.md), plus
+    ``extra``: ``(flag, add_argument keywords)`` pairs of one script."""
     p = argparse.ArgumentParser(description=doc.split("\n")[0])
+    for flag, kwargs in extra:
+        p.add_argument(flag, **kwargs)
     p.add_argument("--only", default=",".join(cases),
                    help=f"comma-separated cases among {', '.join(cases)} [all]")
     p.add_argument("--repeat", type=int, default=1,

@@ -3,6 +3,7 @@
 
     python benchmarks/bench_default_loss.py                    # both cases
     python benchmarks/bench_default_loss.py --only crossover
+    python benchmarks/bench_default_loss.py --sets wn_hypernym  # one data set's rows
     python benchmarks/bench_default_loss.py --quick            # small slices: checks the script
 
 Cases (docs/benchmarks-trees.md, "Default loss", says what each measures):
@@ -116,6 +117,8 @@ def crossover(opts, data, work):
                       ["data set", "flags", "labels", "train lines", "softmax P@1",
                        "tree P@1", "softmax train s", "tree train s", "softmax / tree time"])
     for name, train_rel, test_rel, flags, ks in CROSSOVER_ROWS:
+        if opts.sets and name not in opts.sets.split(","):
+            continue
         train, test, flags = split(opts, data, work, train_rel, test_rel, flags, (5000, 1000))
         ks = ks[:2] if opts.quick else ks
         for k in ks:
@@ -137,6 +140,8 @@ def default(opts, data, work):
                       ["data set", "flags", "treexc default", "P@1", "train s",
                        "fastText hs P@1", "fastText softmax P@1", "target", "check"])
     for name, train_rel, test_rel, flags, losses in DEFAULT_ROWS:
+        if opts.sets and name not in opts.sets.split(","):
+            continue
         train, test, flags = split(opts, data, work, train_rel, test_rel, flags, (3000, 500))
         p1, train_s, chose = treexc_p1(work, train, test, flags)
         ft = {loss: fasttext_p1(train, test, flags, loss)[0] for loss in losses}
@@ -150,7 +155,8 @@ def default(opts, data, work):
 
 
 def main():
-    opts = parse_options(__doc__, CASES, "default-loss.md")
+    opts = parse_options(__doc__, CASES, "default-loss.md", extra=[
+        ("--sets", dict(default="", help="comma-separated data sets: only their rows [all]"))])
     work = Path(tempfile.mkdtemp(prefix="treexc-default-loss-"))
     data = DataFiles(opts, work)
     sections = []
