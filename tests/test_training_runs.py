@@ -480,3 +480,29 @@ def test_huge_counts_of_epochs_and_update_rate(small, lm_text, tmp_path):
     result = run(["supervised", "-input", small, "-output", tmp_path / "m", "-dim", "8",
                   "-epoch", "1", "-thread", "1", "-verbose", "0", "-lrUpdateRate", huge])
     assert time.monotonic() - start_time < 30
+
+
+def test_signal_inside_a_kernel_call_is_an_interruption(lm_text, tmp_path, monkeypatch):
+    # a signal handled while the main thread runs a kernel (the LM's tree
+    # rebuild) reaches Python as SystemError("... returned a result with an
+    # exception set") caused by the handler's exception: it was a traceback
+    import treexc.treelearn
+    from treexc.publish import Interrupted
+
+    def rebuild_hit_by_sigterm(*args, **kwargs):
+        try:
+            raise Interrupted(signal.SIGTERM)
+        except Interrupted as e:
+            inner = SystemError("<function _numba_unpickle> returned a result with an "
+                                "exception set")
+            inner.__cause__ = e
+            raise SystemError("CPUDispatcher(rebuild_tree) returned a result with an "
+                              "exception set") from inner
+
+    monkeypatch.setattr(treexc.treelearn, "assign_labels", rebuild_hit_by_sigterm)
+    (tmp_path / "lm.bin").write_bytes(OLD[".bin"])
+    result = run(["lm", "-input", lm_text, "-output", tmp_path / "lm", "-dim", "8",
+                  "-epoch", "1", "-minCount", "1", "-thread", "1", "-verbose", "0"])
+    assert (result.exit_code, result.stderr) == (143, "treexc: interrupted\n")
+    assert (tmp_path / "lm.bin").read_bytes() == OLD[".bin"]
+    assert sorted(os.listdir(tmp_path)) == ["lm.bin"]

@@ -167,11 +167,24 @@ class Main(click.Group):
             fail("out of memory")
         except KeyboardInterrupt as e:
             # Ctrl-C, or SIGTERM/SIGHUP during training (publish.Interrupted)
-            try:
-                click.echo("treexc: interrupted", err=True)
-            except (OSError, ValueError):
-                pass  # SIGHUP: the terminal may be gone
-            sys.exit(128 + getattr(e, "signum", 2))
+            _interrupted(e)
+        except SystemError as e:
+            # a signal handled inside a kernel called from this thread (an LM
+            # tree rebuild): Python wraps the handler's exception like this
+            cause = e.__cause__
+            while isinstance(cause, SystemError):  # one per call level
+                cause = cause.__cause__
+            if isinstance(cause, KeyboardInterrupt):
+                _interrupted(cause)
+            raise
+
+
+def _interrupted(e):
+    try:
+        click.echo("treexc: interrupted", err=True)
+    except (OSError, ValueError):
+        pass  # SIGHUP: the terminal may be gone
+    sys.exit(128 + getattr(e, "signum", 2))
 
 
 class FastTextCommand(click.Command):
