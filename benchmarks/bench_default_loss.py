@@ -102,6 +102,12 @@ def fasttext_p1(train, test, flags, loss):
     return figures["p1"], figures["train_s"]
 
 
+def chosen(opts, rows):
+    """The rows of the data sets ``--sets`` names (all without it)."""
+    sets = opts.sets.split(",") if opts.sets else None
+    return [row for row in rows if sets is None or row[0] in sets]
+
+
 def split(opts, data, work, train_rel, test_rel, flags, quick_lines):
     """(train, test, flags) of one row; with --quick the first lines and 1 epoch."""
     train, test = data.file(train_rel), data.file(test_rel)
@@ -116,9 +122,7 @@ def crossover(opts, data, work):
     section = Section("Crossover: flat softmax vs learned tree by label count",
                       ["data set", "flags", "labels", "train lines", "softmax P@1",
                        "tree P@1", "softmax train s", "tree train s", "softmax / tree time"])
-    for name, train_rel, test_rel, flags, ks in CROSSOVER_ROWS:
-        if opts.sets and name not in opts.sets.split(","):
-            continue
+    for name, train_rel, test_rel, flags, ks in chosen(opts, CROSSOVER_ROWS):
         train, test, flags = split(opts, data, work, train_rel, test_rel, flags, (5000, 1000))
         ks = ks[:2] if opts.quick else ks
         for k in ks:
@@ -139,9 +143,7 @@ def default(opts, data, work):
     section = Section("The default loss against fastText 0.9.2",
                       ["data set", "flags", "treexc default", "P@1", "train s",
                        "fastText hs P@1", "fastText softmax P@1", "target", "check"])
-    for name, train_rel, test_rel, flags, losses in DEFAULT_ROWS:
-        if opts.sets and name not in opts.sets.split(","):
-            continue
+    for name, train_rel, test_rel, flags, losses in chosen(opts, DEFAULT_ROWS):
         train, test, flags = split(opts, data, work, train_rel, test_rel, flags, (3000, 500))
         p1, train_s, chose = treexc_p1(work, train, test, flags)
         ft = {loss: fasttext_p1(train, test, flags, loss)[0] for loss in losses}

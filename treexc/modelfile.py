@@ -40,6 +40,7 @@ import zlib
 import numpy as np
 
 from .errors import TreexcError, os_error_message
+from .text_kernels import build_table_checked
 
 MAGIC = b"TREEXC\x00M"
 END_MAGIC = b"TREEXEND"
@@ -351,8 +352,6 @@ def check_entries(pool, entry_off, entry_len, counts):
 def check_duplicates(entry_off, entry_len, pool):
     """The vocabulary's hash table, refusing duplicate entries (a table
     holding them could cost quadratic time to build)."""
-    from .text_kernels import build_table_checked
-
     slots, entry_hash, duplicate = build_table_checked(entry_off, entry_len, pool)
     if duplicate >= 0:
         raise ValueError(f"vocabulary entry {duplicate} appears twice")
