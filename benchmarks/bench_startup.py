@@ -38,7 +38,7 @@ TRAIN_FLAGS = ["-lr", "0.5", "-epoch", "25", "-wordNgrams", "2", "-dim", "50",
 OTHER_TREE = ("import sys; sys.path.insert(0, sys.argv.pop(1)); "
               "sys.meta_path[:] = [f for f in sys.meta_path if '__editable__' not in "
               "str(getattr(f, '__module__', ''))]; "
-              "from treexc.cli import main; sys.argv[0] = 'treexc'; sys.exit(main())")
+              "from treexc.cli.main import main; sys.argv[0] = 'treexc'; sys.exit(main())")
 
 
 def timed(cmd, env, stdin=b""):

@@ -2,7 +2,7 @@
 
 from click.testing import CliRunner
 
-from treexc.cli import main
+from treexc.cli.main import main
 
 
 def run(args, input=None):

@@ -509,7 +509,7 @@ def test_plot_on_bad_logs(folder):
 def shell(folder, script):
     """Run a bash script in ``folder`` where ``treexc`` is this checkout's
     command; fails the test on a traceback anywhere."""
-    prelude = f'treexc() {{ "{sys.executable}" -c "from treexc.cli import main; main()" "$@"; }}\n'
+    prelude = f'treexc() {{ "{sys.executable}" -c "from treexc.cli.main import main; main()" "$@"; }}\n'
     result = subprocess.run(["bash", "-c", prelude + script], cwd=folder, capture_output=True,
                             timeout=300, env=dict(os.environ, PYTHONPATH=str(ROOT)))
     assert b"Traceback" not in result.stderr, result.stderr.decode(errors="replace")
@@ -603,7 +603,7 @@ def test_commands_writing_to_a_full_disk(model_path, folder, monkeypatch, capfd,
                                          stdin):
     """In this process, with standard output on /dev/full as a shell would
     set it up: one line, status 1."""
-    from treexc.cli import main
+    from treexc.cli.main import main
 
     args = [str(model_path) if a == "MODEL" else str(folder / a) if a.endswith(".txt")
             else a for a in args]
@@ -623,7 +623,7 @@ def test_commands_writing_to_a_full_disk(model_path, folder, monkeypatch, capfd,
 @pytest.mark.parametrize("command", ["predict", "test", "print-word-vectors"])
 def test_closed_standard_input(model_path, monkeypatch, capfd, command):
     """Started with `<&-`, Python has no sys.stdin at all."""
-    from treexc.cli import main
+    from treexc.cli.main import main
 
     monkeypatch.setattr(sys, "stdin", None)
     args = [command, str(model_path)] + (["-"] if command != "print-word-vectors" else [])
@@ -665,7 +665,7 @@ def test_predict_into_a_size_limited_file_fails(model_path, folder):
         resource.setrlimit(resource.RLIMIT_FSIZE, (16384, 16384))
 
     with open(folder / "answers.txt", "wb") as out:
-        result = subprocess.run([sys.executable, "-c", "from treexc.cli import main; main()",
+        result = subprocess.run([sys.executable, "-c", "from treexc.cli.main import main; main()",
                                  "predict", str(model_path), str(lines)], stdout=out,
                                 stderr=subprocess.PIPE, preexec_fn=limit, timeout=120)
     assert result.returncode == 1

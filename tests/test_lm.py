@@ -8,12 +8,12 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from treexc.cli import main
+from treexc.cli.main import main
 from treexc.errors import TreexcError
-from treexc.lm_corpus import build_vocab
-from treexc.lm_model import load_lm, make_lm_args
-from treexc.lm_trainer import perplexity, train_lm
-from treexc.lm_trees import cluster_tree, greedy_fill, move_leaf_rows, random_tree, remap_rows
+from treexc.text.vocab import build_vocab
+from treexc.lm.model import load_lm, make_lm_args
+from treexc.lm.training import perplexity, train_lm
+from treexc.trees.builders import cluster_tree, greedy_fill, move_leaf_rows, random_tree, remap_rows
 
 WORDS = "the cat dog sat ran on a mat log and".split()
 

@@ -12,11 +12,11 @@ from click.testing import CliRunner
 
 import treexc
 from treexc import modelfile
-from treexc.args import to_dict
-from treexc.cli import main
+from treexc.classify.options import to_dict
+from treexc.cli.main import main
 from treexc.errors import TreexcError
-from treexc.lm_model import load_lm, make_lm_args
-from treexc.lm_trainer import perplexity, train_lm
+from treexc.lm.model import load_lm, make_lm_args
+from treexc.lm.training import perplexity, train_lm
 
 try:
     import fasttext

@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 
 import treexc
-from treexc.predict_kernels import predict_lines
-from treexc.tree import flat_tree, huffman_tree, random_balanced_tree
-from treexc.vector_kernels import LOSS_OVA, LOSS_TREE
+from treexc.classify.predict_kernels import predict_lines
+from treexc.trees.tree import flat_tree, huffman_tree, random_balanced_tree
+from treexc.loss.kernels import LOSS_OVA, LOSS_TREE
 
 TOL = 1e-4  # float32 dot products in the kernel, float64 here
 

@@ -17,10 +17,10 @@ import numpy as np
 import pytest
 
 from treexc import text_kernels as tk
-from treexc.args import make_args
-from treexc.dictionary import build_dictionary
-from treexc.model import Model
-from treexc.tree import flat_tree
+from treexc.classify.options import make_args
+from treexc.text.dictionary import build_dictionary
+from treexc.classify.model import Model
+from treexc.trees.tree import flat_tree
 
 try:
     import fasttext
@@ -545,7 +545,7 @@ BYTES = (b"__label__a caf\xe9 na\xefve caf\xe9 x\x80y\n"
 
 
 def test_text_with_bad_bytes_is_kept_as_bytes():
-    from treexc.textio import to_bytes
+    from treexc.io.textio import to_bytes
 
     d, _ = make_dictionary(BYTES)
     tokens = ft_tokens(BYTES)
@@ -561,7 +561,7 @@ def test_text_with_bad_bytes_is_kept_as_bytes():
 
 
 def test_byte_check_counts_lines_and_names_the_first():
-    from treexc.textio import ByteCheck
+    from treexc.io.textio import ByteCheck
 
     check = ByteCheck()
     check.add(BYTES)
@@ -575,7 +575,7 @@ def test_byte_check_counts_lines_and_names_the_first():
     clean.add("héllo\n日本語\n".encode())
     assert clean.message("f") is None
     # piece by piece, with line numbers of the whole file; blocks of lines
-    import treexc.textio as textio
+    import treexc.io.textio as textio
     pieces = ByteCheck()
     pieces.add(b"ok\nok\n", 1)
     pieces.add(b"ok\n\xff\nok\n\xfe", 3)
@@ -599,7 +599,7 @@ def test_bad_bytes_match_fasttext(tmp_path, flags):
     NUL bytes: fastText reads them as bytes, and so does treexc."""
     import fasttext_pybind
 
-    from treexc.textio import to_bytes
+    from treexc.io.textio import to_bytes
 
     ft = fasttext_model(tmp_path, BYTES, **flags)
     d, args = make_dictionary(BYTES, dim=3, **flags)
@@ -660,7 +660,7 @@ def test_streaming_gunzip_any_piece_sizes(out_size, in_size):
     """Members after zero padding (as gzip reads `cat a.gz pad b.gz`), output
     that zlib holds back under a small limit, and a cut stream reported."""
     from treexc.errors import TreexcError
-    from treexc.textio import _gunzip
+    from treexc.io.textio import _gunzip
 
     rng = np.random.default_rng(1)
     data = bytes(rng.choice(list(b"ab \n"), 20000).astype(np.uint8)) * 5 + b"\0" * 50000

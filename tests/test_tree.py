@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from treexc.errors import TreexcError
-from treexc.tree import Tree, flat_tree, huffman_tree, random_balanced_tree
+from treexc.trees.tree import Tree, flat_tree, huffman_tree, random_balanced_tree
 
 
 def fasttext_codes(counts):

@@ -7,11 +7,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from treexc.args import make_args
-from treexc.trainer import train_supervised
-from treexc.tree import Tree, huffman_tree
-from treexc.treelearn import TreeLearner, assign_labels, spread_tree
-from treexc.treestats import measure_nodes, node_measures
+from treexc.classify.options import make_args
+from treexc.classify.training import train_supervised
+from treexc.trees.tree import Tree, huffman_tree
+from treexc.trees.learner import TreeLearner, assign_labels, spread_tree
+from treexc.trees.stats import measure_nodes, node_measures
 
 
 # -- J_n, alpha_n, beta_n ------------------------------------------------------

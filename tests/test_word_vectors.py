@@ -14,9 +14,9 @@ import numpy as np
 import pytest
 
 import treexc
-from treexc.args import Args
-from treexc.dictionary import Dictionary
-from treexc.model import Model
+from treexc.classify.options import Args
+from treexc.text.dictionary import Dictionary
+from treexc.classify.model import Model
 
 from cli_util import ok
 

@@ -24,8 +24,8 @@ def train_supervised(input, **flags):
     (``lr``, ``dim``, ``epoch``, ``wordNgrams``, ``loss``, ...).  ``verbose``
     defaults to 0 here."""
     from . import jitstart
-    from .args import make_args
-    from .trainer import train_supervised as train
+    from .classify.options import make_args
+    from .classify.training import train_supervised as train
 
     jitstart.prepare()
     flags.setdefault("verbose", 0)
@@ -34,7 +34,7 @@ def train_supervised(input, **flags):
     if args.verbose >= 1:
         import sys
 
-        from .progress import LineReporter, SummaryReporter
+        from .runtime import LineReporter, SummaryReporter
         reporter = LineReporter(sys.stderr) if args.verbose >= 2 else SummaryReporter(sys.stderr)
     return train(args, reporter)
 
@@ -42,7 +42,7 @@ def train_supervised(input, **flags):
 def load_model(path):
     """Load a model saved by ``treexc supervised`` or ``save_model``."""
     from . import jitstart
-    from .model import load_model as load
+    from .classify.model import load_model as load
 
     jitstart.prepare()
     return load(path)

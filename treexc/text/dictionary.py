@@ -14,9 +14,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import text_kernels as tk
-from .errors import TreexcError
-from .textio import to_bytes, to_str, warn
+from . import kernels as tk
+from ..errors import TreexcError
+from ..io.textio import to_bytes, to_str, warn
 
 
 @dataclass

@@ -24,13 +24,13 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from . import memory
-from .errors import TreexcError
-from .lm_corpus import build_vocab
-from .lm_model import LanguageModel, fit_arity, init_weights
-from .lm_trees import cluster_tree, move_leaf_rows, random_tree, remap_rows
-from .textio import display_name, read_text
-from .trainer import (Progress, SilentReporter, check_weights_in_range, diverged_message,
+from .. import memory
+from ..errors import TreexcError
+from ..text.vocab import build_vocab
+from .model import LanguageModel, fit_arity, init_weights
+from ..trees.builders import cluster_tree, move_leaf_rows, random_tree, remap_rows
+from ..io.textio import display_name, read_text
+from ..classify.training import (Progress, SilentReporter, check_weights_in_range, diverged_message,
                       run_workers)
 
 DIVERGED = 2  # control[0] of a training phase: a batch met a NaN or infinity
@@ -324,8 +324,8 @@ class LMSession:
         ``treelearn``; resetting everything at each rebuild left most words
         without statistics and made the tree churn: see docs/lm.md).
         """
-        from .treelearn import assign_labels
-        from .treelearn_kernels import carry_statistics
+        from ..trees.learner import assign_labels
+        from ..trees.assign_kernels import carry_statistics
 
         t0 = time.perf_counter()
         m = self.model

@@ -16,9 +16,9 @@ import sys
 
 import click
 
-from . import __version__
-from .args import SUPERVISED_DEFAULTS, Args, make_args
-from .errors import TreexcError
+from .. import __version__
+from ..classify.options import SUPERVISED_DEFAULTS, Args, make_args
+from ..errors import TreexcError
 
 HELP = {
     "input": "training file path (fastText format; .gz accepted; - = stdin)",
@@ -64,7 +64,7 @@ def _kernels_ready(callback):
     @functools.wraps(callback)
     def run(*args, **kwargs):
         # imported here: Numba takes 0.3-0.5 s to import, which --help need not
-        from . import jitstart
+        from .. import jitstart
 
         jitstart.prepare()
         return callback(*args, **kwargs)
@@ -277,13 +277,13 @@ def write_stdout(data, flush=True):
     if out is None or isinstance(out, _ClosedStdout):  # started with `>&-`
         raise TreexcError("standard output is closed: nowhere to write the answers")
     if isinstance(data, str):
-        from .textio import to_bytes
+        from ..io.textio import to_bytes
         data = to_bytes(data)
     try:
         out.flush()
         buffer = getattr(out, "buffer", None)
         if buffer is None:  # a text-only stream put in place by an embedding program
-            from .textio import to_str
+            from ..io.textio import to_str
             out.write(to_str(data))
             buffer = out
         else:
@@ -355,9 +355,9 @@ def supervised(**flags):
     treexc supervised -input train.txt -output model -epoch 25 -wordNgrams 2
     treexc supervised -input train.txt -output model -loss hs
     """
-    from .publish import OutputSet, interrupt_on_signals
-    from .trainer import train_supervised
-    from .vectors import write_vec
+    from ..io.publish import OutputSet, interrupt_on_signals
+    from ..classify.training import train_supervised
+    from ..io.vectors import write_vec
 
     args = make_args(**flags)
     bin_path, vec_path, out_path = (args.output + ext for ext in (".bin", ".vec", ".output"))
@@ -409,7 +409,7 @@ def check_output_writable(output, finals=(), flag="-output"):
 
 
 def make_reporter(verbose):
-    from . import progress
+    from .. import runtime as progress
 
     if verbose < 1:
         return None
@@ -428,7 +428,7 @@ def _k_threshold(k, threshold):
 
 
 def _load(path):
-    from .model import load_model
+    from ..classify.model import load_model
     return load_model(path)
 
 
@@ -481,7 +481,7 @@ def predict_prob(model_path, input_path, k, threshold):
 
 
 def _predict(model_path, input_path, k, threshold, with_prob):
-    from .predict import stream_predictions
+    from ..classify.predict import stream_predictions
 
     _k_threshold(k, threshold)
     model = _load(model_path)
@@ -507,7 +507,7 @@ def test(model_path, input_path, k, threshold):
     treexc test model.bin valid.txt 5
     zcat valid.txt.gz | treexc test model.bin - 1 0.5
     """
-    from .textio import read_text
+    from ..io.textio import read_text
 
     _k_threshold(k, threshold)
     model = _load(model_path)
@@ -531,7 +531,7 @@ def test_label(model_path, input_path, k, threshold):
     K          labels predicted per line (default 1; -1 = every label)
     THRESHOLD  leave out labels of probability below it (default 0.0)
     """
-    from .textio import printable, read_text
+    from ..io.textio import printable, read_text
 
     _k_threshold(k, threshold)
     model = _load(model_path)
@@ -554,8 +554,8 @@ def test_label(model_path, input_path, k, threshold):
 @click.argument("model_path", metavar="MODEL")
 def print_word_vectors(model_path):
     """Print the vector of each word read from stdin."""
-    from .textio import printable, to_str
-    from .vectors import format_vector
+    from ..io.textio import printable, to_str
+    from ..io.vectors import format_vector
 
     model = _load(model_path)
     for lines in _stdin_lines():
@@ -572,7 +572,7 @@ def print_sentence_vectors(model_path):
     """Print the vector of each line read from stdin."""
     import numpy as np
 
-    from .vectors import format_vector
+    from ..io.vectors import format_vector
 
     model = _load(model_path)
     for lines in _stdin_lines():
@@ -590,7 +590,7 @@ def _stdin_lines():
     """Standard input in pieces of whole lines (bytes; the last piece may
     lack its newline), as they arrive: a typed line is answered at once.
     Gzip is recognised by its magic bytes; any byte is read as it is."""
-    from .predict import read_line_chunks
+    from ..classify.predict import read_line_chunks
 
     for _, piece in read_line_chunks("-"):
         yield piece
@@ -612,7 +612,7 @@ def dump_tree(model_path, data_path, fmt, top):
     treexc dump-tree model.bin -input valid.txt
     treexc dump-tree model.bin -format dot | dot -Tsvg > tree.svg
     """
-    from . import dumptree
+    from ..trees import dump as dumptree
 
     report = dumptree.tree_report(_load_tree_model(model_path), data_path, top)
     if fmt == "json":
@@ -626,11 +626,11 @@ def dump_tree(model_path, data_path, fmt, top):
 
 
 def _load_tree_model(path):
-    from . import modelfile
+    from ..io import modelfile
 
     kind = modelfile.load_header(path).get("kind")
     if kind == "lm":
-        from .lm_model import load_lm_model
+        from ..lm.model import load_lm_model
         return load_lm_model(path)
     return _load(path)
 
@@ -639,7 +639,7 @@ def _print_rich_tree(report):
     from rich.console import Console
     from rich.tree import Tree as RichTree
 
-    from .dumptree import node_line, summary_lines
+    from ..trees.dump import node_line, summary_lines
 
     nodes = report["nodes"]
 
@@ -665,7 +665,7 @@ def _print_rich_tree(report):
 @click.argument("what", type=click.Choice(["args", "dict", "input", "output"]))
 def dump(model_path, what):
     """Print the model's options, dictionary, or input/output matrix."""
-    from .textio import printable
+    from ..io.textio import printable
 
     model = _load(model_path)
     lines = []
@@ -703,12 +703,12 @@ def check(model_path):
     \b
     treexc check model.bin
     """
-    from . import modelfile
+    from ..io import modelfile
 
     header, version, n_arrays = modelfile.verify(model_path)
     kind = header.get("kind")
     if kind == "lm":
-        from .lm_model import load_lm
+        from ..lm.model import load_lm
         load_lm(model_path)
     else:
         _load(model_path)
@@ -720,6 +720,6 @@ def check(model_path):
 def _add_lm_commands(group):
     # imported when asked for: the language model's modules and kernels are
     # of no use to the classifier's commands and cost their start-up
-    from .lm_cli import register
+    from .lm import register
 
     register(group)

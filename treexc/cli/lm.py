@@ -14,8 +14,8 @@ import sys
 
 import click
 
-from .errors import TreexcError
-from .lm_model import LM_DEFAULTS, LMArgs
+from ..errors import TreexcError
+from ..lm.model import LM_DEFAULTS, LMArgs
 
 HELP = {
     "input": "training text (one paragraph or sentence per line; .gz accepted)",
@@ -64,14 +64,14 @@ def lm_options(f):
 
 
 def _reporter_factory(verbose):
-    from .trainer import SilentReporter
+    from ..classify.training import SilentReporter
 
     if verbose < 2:
         return SilentReporter
     if sys.stderr.isatty():
-        from .progress import RichReporter
+        from ..runtime import RichReporter
         return RichReporter
-    from .progress import LineReporter
+    from ..runtime import LineReporter
     return lambda: LineReporter(sys.stderr)
 
 
@@ -103,10 +103,10 @@ def lm(**flags):
     Prints the validation perplexity, train ms/batch and evaluation ms/batch
     after each epoch; writes OUTPUT.bin.
     """
-    from .cli import check_output_writable
-    from .lm_model import make_lm_args
-    from .lm_trainer import train_lm
-    from .publish import OutputSet, interrupt_on_signals
+    from .main import check_output_writable
+    from ..lm.model import make_lm_args
+    from ..lm.training import train_lm
+    from ..io.publish import OutputSet, interrupt_on_signals
 
     args = make_lm_args(**flags)
     bin_path = args.output + ".bin"
@@ -167,9 +167,9 @@ def test_lm(model_path, input_path, thread):
     \b
     treexc test-lm lm.bin test.txt
     """
-    from .args import default_threads
-    from .lm_model import load_lm
-    from .lm_trainer import perplexity
+    from ..classify.options import default_threads
+    from ..lm.model import load_lm
+    from ..lm.training import perplexity
 
     model = load_lm(model_path)
     ppl, n = perplexity(model, input_path, thread or default_threads())
@@ -190,10 +190,10 @@ def predict_next(model_path, input_path, k):
     \b
     echo "the old man" | treexc predict-next lm.bin - 3
     """
-    from .cli import write_stdout
-    from .lm_model import load_lm
-    from .predict import read_line_chunks
-    from .textio import ByteCheck, display_name, printable, to_str
+    from .main import write_stdout
+    from ..lm.model import load_lm
+    from ..classify.predict import read_line_chunks
+    from ..io.textio import ByteCheck, display_name, printable, to_str
 
     if k < 1:
         raise TreexcError(f"k {k}: must be >= 1")
@@ -266,7 +266,7 @@ def plot(curves, output, metric, title):
 
 def read_curve(path):
     """Records of a ``treexc lm -log`` file (``-`` = stdin, gzip accepted)."""
-    from .textio import display_name, read_bytes
+    from ..io.textio import display_name, read_bytes
 
     name = display_name(path)
     records = []

@@ -11,7 +11,7 @@ import math
 import os
 from dataclasses import dataclass
 
-from .errors import TreexcError
+from ..errors import TreexcError
 
 LOSSES = ("auto", "softmax", "hs", "ova", "ns", "tree")
 

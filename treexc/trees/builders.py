@@ -14,7 +14,7 @@
 
 import numpy as np
 
-from .errors import TreexcError
+from ..errors import TreexcError
 from .tree import random_balanced_tree, tree_from_children
 
 

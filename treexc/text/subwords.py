@@ -11,7 +11,7 @@ result is fastText's to the bit.
 import numpy as np
 from numba import njit
 
-from .text_kernels import char_ngrams
+from .kernels import char_ngrams
 
 
 @njit(cache=True, nogil=True)

@@ -6,7 +6,7 @@ so lines end with a space; ``.vec`` files start with ``<count> <dim>``.
 
 import numpy as np
 
-from .errors import TreexcError
+from ..errors import TreexcError
 from .modelfile import atomic_writer
 from .textio import display_name, read_text, to_bytes, to_str, warn
 

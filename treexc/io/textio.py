@@ -24,8 +24,8 @@ import zlib
 
 import numpy as np
 
-from . import memory
-from .errors import TreexcError, os_error_message
+from .. import memory
+from ..errors import TreexcError, os_error_message
 
 GZIP_MAGIC = b"\x1f\x8b"
 READ_SIZE = 1 << 22

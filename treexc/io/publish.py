@@ -34,7 +34,7 @@ import threading
 import time
 from contextlib import contextmanager
 
-from .errors import TreexcError
+from ..errors import TreexcError
 
 SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP")
                 if hasattr(signal, name))

@@ -39,8 +39,8 @@ import zlib
 
 import numpy as np
 
-from .errors import TreexcError, os_error_message
-from .text_kernels import build_table_checked
+from ..errors import TreexcError, os_error_message
+from ..text.kernels import build_table_checked
 
 MAGIC = b"TREEXC\x00M"
 END_MAGIC = b"TREEXEND"

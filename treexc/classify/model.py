@@ -8,13 +8,13 @@ import threading
 
 import numpy as np
 
-from . import modelfile
-from .args import SHAPE_OPTIONS, Args, default_threads, to_dict, validate
-from .dictionary import Dictionary
-from .errors import TreexcError
-from .textio import read_text, to_bytes
-from .tree import Tree
-from .vector_kernels import LOSS_NS, LOSS_OVA, LOSS_TREE
+from ..io import modelfile
+from .options import SHAPE_OPTIONS, Args, default_threads, to_dict, validate
+from ..text.dictionary import Dictionary
+from ..errors import TreexcError
+from ..io.textio import read_text, to_bytes
+from ..trees.tree import Tree
+from ..loss.kernels import LOSS_NS, LOSS_OVA, LOSS_TREE
 
 MODEL_KIND = "supervised"
 PARALLEL_LINES = 512  # lines per prediction thread, at least
@@ -157,7 +157,7 @@ class Model:
 
     def _word_vectors(self, buf, word_off, word_len, word_ids):
         # imported here: each kernel module costs prediction's start-up
-        from .subword_kernels import word_vectors as subword_vectors
+        from ..text.subwords import word_vectors as subword_vectors
 
         out = np.zeros((len(word_off), self.args.dim), dtype=np.float32)
         subword_vectors(buf, word_off, word_len, word_ids, self.w_in, self.dictionary.nwords,
@@ -192,7 +192,7 @@ class Model:
     def tree_statistics(self, path):
         """Statistics by path position measured on a labelled file: every
         label of a line counts (``treelearn_kernels.collect_statistics``)."""
-        from .treelearn_kernels import collect_statistics
+        from ..trees.assign_kernels import collect_statistics
 
         corpus = self.encode_text(read_text(path))
         t = self.tree

@@ -16,7 +16,7 @@ that moved has no information there yet.
 import numpy as np
 from numba import njit
 
-from .vector_kernels import node_probabilities
+from ..loss.kernels import node_probabilities
 
 
 @njit(cache=True, nogil=True)

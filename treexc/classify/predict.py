@@ -13,9 +13,9 @@ Every input line gets exactly one output line, whatever its bytes (see
 
 import numpy as np
 
-from . import textio
-from .errors import TreexcError
-from .textio import ByteCheck, display_name, printable, read_chunks, to_bytes
+from ..io import textio
+from ..errors import TreexcError
+from ..io.textio import ByteCheck, display_name, printable, read_chunks, to_bytes
 
 READ_SIZE = textio.READ_SIZE
 # A line is answered once it is whole; one longer than this (``/dev/zero``,

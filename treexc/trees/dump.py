@@ -10,9 +10,9 @@ import math
 
 import numpy as np
 
-from .errors import TreexcError
-from .textio import printable
-from .treestats import depth_summary, measure_nodes
+from ..errors import TreexcError
+from ..io.textio import printable
+from .stats import depth_summary, measure_nodes
 
 
 def tree_report(model, data_path=None, top=5):

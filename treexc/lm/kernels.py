@@ -19,8 +19,8 @@ Shapes (``d`` = dimension, ``T`` = context size, ``B`` = batch size,
 import numpy as np
 from numba import njit
 
-from .text_kernels import fnv_hash, next_token, table_find
-from .vector_kernels import node_probabilities
+from ..text.kernels import fnv_hash, next_token, table_find
+from ..loss.kernels import node_probabilities
 
 
 # -- text -> ids ---------------------------------------------------------------

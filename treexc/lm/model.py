@@ -26,11 +26,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import lm_kernels as kern
-from . import modelfile
-from .errors import TreexcError
-from .lm_corpus import Vocab
-from .tree import Tree
+from . import kernels as kern
+from ..io import modelfile
+from ..errors import TreexcError
+from ..text.vocab import Vocab
+from ..trees.tree import Tree
 
 MODEL_KIND = "lm"
 LOSSES = ("tree", "softmax")
@@ -75,7 +75,7 @@ SHAPE_OPTIONS = ("dim", "context", "loss", "tree", "arity", "depth", "minCount")
 
 
 def make_lm_args(**flags):
-    from .args import options_from_flags
+    from ..classify.options import options_from_flags
 
     args = options_from_flags(LMArgs, flags)
     validate(args)
@@ -83,7 +83,7 @@ def make_lm_args(**flags):
 
 
 def validate(args):
-    from .args import bad_option as bad, check_number_ranges
+    from ..classify.options import bad_option as bad, check_number_ranges
 
     check_number_ranges(args)
     if args.loss not in LOSSES:
@@ -168,7 +168,7 @@ class LanguageModel:
         """Statistics by path position (the node distributions summed over
         the positions of a text file whose target passes there), for
         ``dump-tree -input``."""
-        from .lm_trainer import read_stream
+        from .training import read_stream
 
         ids = read_stream(path, self.vocab).ids
         t = self.tree
@@ -233,7 +233,7 @@ class LanguageModel:
         k = min(k, self.vocab.size)
         ctx = self.context_ids(words)
         if self.is_tree:
-            from .predict_kernels import tree_top_k
+            from ..classify.predict_kernels import tree_top_k
 
             r = self.hidden([ctx])[0]
             children = self.tree.children

@@ -17,7 +17,7 @@ All scratch space is allocated per call, so concurrent calls are safe.
 import numpy as np
 from numba import njit
 
-from .vector_kernels import LOSS_TREE, dot, node_probabilities, sigmoid
+from ..loss.kernels import LOSS_TREE, dot, node_probabilities, sigmoid
 
 
 @njit(cache=True, nogil=True, fastmath=True)

@@ -12,10 +12,10 @@ across line ends, as in the running text of a book.
 
 import numpy as np
 
-from . import text_kernels as tk
+from . import kernels as tk
 from .dictionary import Dictionary
-from .errors import TreexcError
-from .lm_kernels import encode_stream
+from ..errors import TreexcError
+from ..lm.kernels import encode_stream
 
 UNK = "<unk>"
 EOS = "</s>"

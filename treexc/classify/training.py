@@ -13,15 +13,17 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import memory, modelfile
-from . import train_kernels as kern
-from .dictionary import build_dictionary
-from .errors import TreexcError
+from .. import memory
+
+from ..io import modelfile
+from . import kernels as kern
+from ..text.dictionary import build_dictionary
+from ..errors import TreexcError
 from .model import Model
-from .textio import display_name, read_text
-from .tree import flat_tree, huffman_tree
-from .treelearn import TreeLearner, spread_tree
-from .vectors import read_vec
+from ..io.textio import display_name, read_text
+from ..trees.tree import flat_tree, huffman_tree
+from ..trees.learner import TreeLearner, spread_tree
+from ..io.vectors import read_vec
 
 
 @dataclass

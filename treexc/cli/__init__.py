@@ -1,0 +1,3 @@
+from .main import main
+
+__all__ = ["main"]
