@@ -11,10 +11,10 @@ import threading
 
 import numpy as np
 import pytest
+from cli_util import ok, run, user_error
 
 import treexc
-from cli_util import ok, run, user_error
-from treexc import predict as predict_module
+from treexc.io import textio
 
 GOOD = "__label__a ball goal\n__label__b bread cheese\n" * 5
 FAST = ["-dim", "4", "-epoch", "1", "-thread", "1", "-verbose", "0", "-loss", "softmax"]
@@ -338,7 +338,7 @@ def bad_lines():
 def test_predict_answers_every_line_whatever_the_bytes(model_path, folder, monkeypatch,
                                                         command):
     # prediction streams its input in pieces: bad bytes in later ones too
-    monkeypatch.setattr(predict_module, "READ_SIZE", 64)
+    monkeypatch.setattr(textio, "READ_SIZE", 64)
     data, plain = bad_lines()
     path, plain_path = write(folder, "bad.txt", data), write(folder, "plain.txt", plain)
     expected = ok([command, model_path, plain_path, "2"]).stdout
@@ -354,7 +354,7 @@ def test_predict_answers_every_line_whatever_the_bytes(model_path, folder, monke
 
 
 def test_gzip_is_recognised_by_its_bytes(model_path, folder, monkeypatch):
-    monkeypatch.setattr(predict_module, "READ_SIZE", 7)  # the magic split across reads
+    monkeypatch.setattr(textio, "READ_SIZE", 7)  # the magic split across reads
     plain = GOOD.replace("__label__a ", "").encode() * 3
     expected = ok(["predict-prob", model_path, write(folder, "p.txt", plain)]).stdout
     tested = ok(["test", model_path, folder / "p.txt"]).stdout
@@ -370,7 +370,7 @@ def test_gzip_is_recognised_by_its_bytes(model_path, folder, monkeypatch):
 
 @pytest.mark.parametrize("cut", ["truncated", "damaged"])
 def test_bad_gzip_keeps_the_answers_before_it(model_path, folder, monkeypatch, cut):
-    monkeypatch.setattr(predict_module, "READ_SIZE", 256)
+    monkeypatch.setattr(textio, "READ_SIZE", 256)
     rng = np.random.default_rng(0)
     words = ["ball", "goal", "bread", "cheese", "x"]
     plain = "".join(" ".join(rng.choice(words, 6)) + f" {i}\n" for i in range(3000)).encode()
@@ -646,9 +646,7 @@ def test_training_input_beyond_memory_is_refused_as_it_arrives(folder, monkeypat
 
 
 def test_predict_refuses_a_line_without_end(model_path, monkeypatch):
-    from treexc import predict
-
-    monkeypatch.setattr(predict, "MAX_LINE_BYTES", 1 << 20)
+    monkeypatch.setattr(textio, "MAX_LINE_BYTES", 1 << 20)
     line = user_error(["predict", model_path, "/dev/zero"], "line 1: longer than 1 MiB")
     assert line == "treexc: /dev/zero: line 1: longer than 1 MiB (no end of line)"
 

@@ -10,9 +10,9 @@ import re
 
 import numpy as np
 import pytest
+from cli_util import ok, run
 
 import treexc
-from cli_util import ok, run
 
 TOPICS = {"sport": "ball goal team match run",
           "food": "bread cheese taste dish bake",

@@ -3,10 +3,10 @@
 is given; the choice is said on stderr and saved as the model's loss."""
 
 import pytest
+from cli_util import ok
 
 import treexc
-from treexc import args as args_module
-from cli_util import ok
+from treexc.classify import options as args_module
 
 LINES = [f"__label__l{i % 6} w{i % 6} x{i % 6} common" for i in range(120)]
 FLAGS = ["-dim", "8", "-epoch", "2", "-thread", "1", "-seed", "3"]

@@ -10,10 +10,17 @@ from click.testing import CliRunner
 
 from treexc.cli.main import main
 from treexc.errors import TreexcError
-from treexc.text.vocab import build_vocab
-from treexc.lm.model import load_lm, make_lm_args
+from treexc.lm.model import load_lm
+from treexc.lm.options import make_lm_args
 from treexc.lm.training import perplexity, train_lm
-from treexc.trees.builders import cluster_tree, greedy_fill, move_leaf_rows, random_tree, remap_rows
+from treexc.text.vocab import build_vocab
+from treexc.trees.builders import (
+    cluster_tree,
+    greedy_fill,
+    move_leaf_rows,
+    random_tree,
+    remap_rows,
+)
 
 WORDS = "the cat dog sat ran on a mat log and".split()
 

@@ -11,11 +11,12 @@ import pytest
 from click.testing import CliRunner
 
 import treexc
-from treexc import modelfile
 from treexc.classify.options import to_dict
 from treexc.cli.main import main
 from treexc.errors import TreexcError
-from treexc.lm.model import load_lm, make_lm_args
+from treexc.io import modelfile
+from treexc.lm.model import load_lm
+from treexc.lm.options import make_lm_args
 from treexc.lm.training import perplexity, train_lm
 
 try:

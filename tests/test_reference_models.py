@@ -24,7 +24,6 @@ import llvmlite
 import numba
 import numpy as np
 import pytest
-
 from cli_util import ok
 
 REFERENCE = Path(__file__).with_name("reference_models.json")

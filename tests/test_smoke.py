@@ -39,7 +39,7 @@ def test_compile_notice_once_and_compiling_after_fast_cache_loads():
     after kernels were loaded without the compiler's registries, a new
     function that needs them (arrays, math) still compiles and runs."""
     code = ("import numpy as np, numba\nfrom treexc import jitstart\njitstart.prepare()\n"
-            "from treexc.text.kernels import fnv_hash\n"
+            "from treexc.text.table import fnv_hash\n"
             "print(fnv_hash(np.frombuffer(b'bread', np.uint8), 0, 5))\n"
             "f = numba.njit(lambda a: np.sqrt(a.sum()) + a.max() * 2.0)\n"
             "print(f(np.ones(4)), numba.njit(lambda x: x * 3)(2))\n")

@@ -16,10 +16,11 @@ import gzip
 import numpy as np
 import pytest
 
-from treexc import text_kernels as tk
-from treexc.classify.options import make_args
-from treexc.text.dictionary import build_dictionary
 from treexc.classify.model import Model
+from treexc.classify.options import make_args
+from treexc.text import kernels as tk
+from treexc.text import table
+from treexc.text.dictionary import build_dictionary
 from treexc.trees.tree import flat_tree
 
 try:
@@ -105,7 +106,7 @@ def as_u8(data):
 
 def fnv(data):
     raw = as_u8(data)
-    return int(tk.fnv_hash(raw, 0, len(raw)))
+    return int(table.fnv_hash(raw, 0, len(raw)))
 
 
 # -- hashing -------------------------------------------------------------------
@@ -152,14 +153,14 @@ def test_fnv_hash_of_every_byte_value():
 
 def test_fnv_hash_of_a_slice():
     buf = as_u8(b"xx h\xc3\xa9llo yy")
-    assert int(tk.fnv_hash(buf, 3, 9)) == FASTTEXT_HASHES["héllo"]
+    assert int(table.fnv_hash(buf, 3, 9)) == FASTTEXT_HASHES["héllo"]
 
 
 def test_signed_widen():
-    assert int(tk.signed_widen(np.uint64(5))) == 5
-    assert int(tk.signed_widen(np.uint64(0x7FFFFFFF))) == 0x7FFFFFFF
-    assert int(tk.signed_widen(np.uint64(0x80000000))) == 0xFFFFFFFF80000000
-    assert int(tk.signed_widen(np.uint64(FASTTEXT_HASHES["héllo"]))) == \
+    assert int(table.signed_widen(np.uint64(5))) == 5
+    assert int(table.signed_widen(np.uint64(0x7FFFFFFF))) == 0x7FFFFFFF
+    assert int(table.signed_widen(np.uint64(0x80000000))) == 0xFFFFFFFF80000000
+    assert int(table.signed_widen(np.uint64(FASTTEXT_HASHES["héllo"]))) == \
         FASTTEXT_HASHES["héllo"] | 0xFFFFFFFF00000000
 
 

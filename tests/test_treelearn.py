@@ -9,10 +9,9 @@ from hypothesis import strategies as st
 
 from treexc.classify.options import make_args
 from treexc.classify.training import train_supervised
-from treexc.trees.tree import Tree, huffman_tree
 from treexc.trees.learner import TreeLearner, assign_labels, spread_tree
 from treexc.trees.stats import measure_nodes, node_measures
-
+from treexc.trees.tree import Tree, huffman_tree
 
 # -- J_n, alpha_n, beta_n ------------------------------------------------------
 

@@ -12,13 +12,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from cli_util import ok
 
 import treexc
+from treexc.classify.model import Model
 from treexc.classify.options import Args
 from treexc.text.dictionary import Dictionary
-from treexc.classify.model import Model
-
-from cli_util import ok
 
 try:
     import fasttext

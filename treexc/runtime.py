@@ -1,7 +1,20 @@
-"""Training progress on stderr: a rich bar on a terminal, plain lines
-otherwise (logs, pipes), both with fastText's figures."""
+"""What every training run uses, whatever the model: worker threads over
+nogil kernels, BLAS thread limits, progress reporters (a rich bar on a
+terminal, plain lines otherwise, both with fastText's figures; a silent
+one), and the checks for a run that diverged."""
 
+import contextlib
+import ctypes
+import os
+import re
+import threading
 import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from .errors import TreexcError
+from .io import modelfile
 
 
 def format_eta(seconds):
@@ -105,3 +118,138 @@ class RichReporter:
             self.bar.remove_task(self.task)
             self.task = None
             self.paused = True
+
+
+@dataclass
+class Progress:
+    """What a progress reporter is told, about every 0.1 s."""
+
+    fraction: float
+    words_per_sec_thread: float
+    lr: float
+    loss: float
+    eta_seconds: float
+
+
+
+class SilentReporter:
+    def info(self, message):
+        pass
+
+    def update(self, progress):
+        pass
+
+    def finish(self, progress):
+        pass
+
+    def abort(self):
+        """Training stopped early (an error, a signal): no final line."""
+
+    def pause(self):
+        """Other output follows (a live bar steps aside)."""
+
+
+
+def diverged_message(epoch, epochs, lr, why="NaN or infinite values"):
+    """fastText says "Encountered NaN."; this also says what to change."""
+    return (f"training diverged ({why}) at epoch {epoch:.2f} of {epochs:g}; "
+            f"lower -lr (now {lr:g})")
+
+
+
+def check_weights_in_range(named_weights, epochs, lr):
+    """Models refuse to load weights beyond ``modelfile.MAX_WEIGHT`` (a dot
+    product could overflow): a run whose weights grew past it, finite but
+    diverging, saves nothing either (one pass over the weights)."""
+    for name, w in named_weights:
+        if w is None:
+            continue
+        try:
+            modelfile.check_weights(name, w)
+        except ValueError:
+            raise TreexcError(diverged_message(
+                epochs, epochs, lr, f"weights beyond {modelfile.MAX_WEIGHT:g}")) from None
+
+
+
+def run_workers(n_threads, work, control, poll, interval=0.1):
+    """Run ``work(t)`` for ``t`` in ``range(n_threads)`` in threads (``work``
+    calls a nogil kernel), calling ``poll()`` every ``interval`` seconds until
+    all are done.  On Ctrl-C or an error in a worker, ``control[0] = 1`` asks
+    the kernels to stop; the first error is re-raised here."""
+    errors = []
+
+    def guarded(t):
+        try:
+            # an overflow is the callers' to detect (a NaN test on the loss):
+            # numpy's warnings would print lines of their own
+            with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+                work(t)
+        except BaseException as e:  # surfaced in the calling thread
+            errors.append(e)
+            control[0] = 1
+
+    threads = [threading.Thread(target=guarded, args=(t,), daemon=True)
+               for t in range(n_threads)]
+    for th in threads:
+        th.start()
+    try:
+        alive = threads
+        while alive:
+            alive[0].join(interval)
+            poll()
+            alive = [th for th in alive if th.is_alive()]
+    except KeyboardInterrupt:
+        control[0] = 1
+        for th in threads:
+            th.join()
+        raise
+    for th in threads:
+        th.join()
+    if errors:
+        raise errors[0]
+
+
+def _openblas():
+    """numpy's OpenBLAS (set/get thread-count functions) or ``None``."""
+    try:
+        with open("/proc/self/maps") as f:
+            maps = f.read()
+    except OSError:
+        return None
+    for path in sorted(set(re.findall(r"(/\S*openblas\S*\.so[.\d]*)", maps))):
+        try:
+            lib = ctypes.CDLL(path)
+        except OSError:
+            continue
+        for prefix, suffix in (("scipy_", "64_"), ("", "64_"), ("", "")):
+            name = f"{prefix}openblas_set_num_threads{suffix}"
+            if hasattr(lib, name):
+                return (getattr(lib, name),
+                        getattr(lib, f"{prefix}openblas_get_num_threads{suffix}"))
+    return None
+
+
+
+@contextlib.contextmanager
+def blas_threads(n):
+    """Run the block with BLAS limited to ``n`` threads (when it is OpenBLAS):
+    the worker threads are the parallelism, and two workers each starting
+    a BLAS thread pool would fight over the cores."""
+    funcs = _openblas()
+    if funcs is None:
+        yield
+        return
+    set_n, get_n = funcs
+    before = get_n()
+    set_n(n)
+    try:
+        yield
+    finally:
+        set_n(before)
+
+
+def default_threads():
+    return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
+               else (os.cpu_count() or 1))
+

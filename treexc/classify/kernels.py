@@ -18,7 +18,15 @@ LOSS_NS is negative sampling over labels.  Shapes: ``w_in`` (rows, dim),
 import numpy as np
 from numba import njit
 
-from ..loss.kernels import LOSS_NS, LOSS_OVA, axpy, dot, node_probabilities, safe_log, sigmoid
+from ..loss.kernels import (
+    LOSS_NS,
+    LOSS_OVA,
+    axpy,
+    dot,
+    node_probabilities,
+    safe_log,
+    sigmoid,
+)
 
 # ``control[0]``: 0 run, STOP stop (Ctrl-C, an error elsewhere), DIVERGED a
 # worker met a NaN or infinite value (the caller reports it and saves nothing)

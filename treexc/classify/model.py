@@ -8,13 +8,17 @@ import threading
 
 import numpy as np
 
-from ..io import modelfile
-from .options import SHAPE_OPTIONS, Args, default_threads, to_dict, validate
-from ..text.dictionary import Dictionary
 from ..errors import TreexcError
+from ..io import modelfile
 from ..io.textio import read_text, to_bytes
-from ..trees.tree import Tree
 from ..loss.kernels import LOSS_NS, LOSS_OVA, LOSS_TREE
+from ..text.dictionary import Dictionary
+from ..text.subwords import word_vectors as subword_vectors
+from ..trees.assign_kernels import collect_statistics
+from ..trees.tree import Tree
+from .meter import Meter
+from .options import SHAPE_OPTIONS, Args, default_threads, to_dict, validate
+from .predict_kernels import predict_lines
 
 MODEL_KIND = "supervised"
 PARALLEL_LINES = 512  # lines per prediction thread, at least
@@ -58,8 +62,6 @@ class Model:
 
     def predict_corpus(self, corpus, k=1, threshold=0.0):
         """``(labels, log_probs, counts)`` arrays for every line of ``corpus``."""
-        from .predict_kernels import predict_lines
-
         if k == -1:  # fastText's "unlimited": every label
             k = self.nlabels
         if k < 1:
@@ -127,8 +129,6 @@ class Model:
                            "f1score": meter.label_f1(i)} for i in range(self.nlabels)}
 
     def evaluate(self, data, k=1, threshold=0.0):
-        from .meter import Meter
-
         corpus = self.encode_text(data)
         labels, _, counts = self.predict_corpus(corpus, k, threshold)
         return Meter.from_predictions(corpus, labels, counts, self.nlabels)
@@ -157,8 +157,6 @@ class Model:
 
     def _word_vectors(self, buf, word_off, word_len, word_ids):
         # imported here: each kernel module costs prediction's start-up
-        from ..text.subwords import word_vectors as subword_vectors
-
         out = np.zeros((len(word_off), self.args.dim), dtype=np.float32)
         subword_vectors(buf, word_off, word_len, word_ids, self.w_in, self.dictionary.nwords,
                         self.args.minn, self.args.maxn, self.args.bucket, out)
@@ -192,8 +190,6 @@ class Model:
     def tree_statistics(self, path):
         """Statistics by path position measured on a labelled file: every
         label of a line counts (``treelearn_kernels.collect_statistics``)."""
-        from ..trees.assign_kernels import collect_statistics
-
         corpus = self.encode_text(read_text(path))
         t = self.tree
         stats_p = np.zeros((len(t.path_node), t.arity))

@@ -7,11 +7,10 @@ pass them as ``-wordNgrams`` on the command line and as
 """
 
 import dataclasses
-import math
-import os
 from dataclasses import dataclass
 
-from ..errors import TreexcError
+from ..options import bad_option, check_number_ranges, options_from_flags
+from ..runtime import default_threads
 
 LOSSES = ("auto", "softmax", "hs", "ova", "ns", "tree")
 
@@ -24,11 +23,6 @@ LOSSES = ("auto", "softmax", "hs", "ova", "ns", "tree")
 # (its softmax).  docs/benchmarks-trees.md, "Default loss", has the figures.
 AUTO_SOFTMAX_MAX_LABELS = 4096
 LOSS_ALIASES = {"one-vs-all": "ova"}
-
-
-def default_threads():
-    return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
-               else (os.cpu_count() or 1))
 
 
 @dataclass
@@ -91,19 +85,6 @@ SHAPE_OPTIONS = ("dim", "loss", "arity", "wordNgrams", "bucket", "minn", "maxn",
                  "label", "maxDepth")
 
 
-def options_from_flags(cls, flags):
-    """An options dataclass from keyword flags (None = default); unknown
-    names are refused.  ``thread`` 0 becomes the number of cores."""
-    names = {f.name for f in dataclasses.fields(cls)}
-    unknown = sorted(set(flags) - names)
-    if unknown:
-        raise TreexcError(f"unknown option(s): {', '.join(unknown)}")
-    options = cls(**{k: v for k, v in flags.items() if v is not None})
-    if not options.thread:
-        options.thread = default_threads()
-    return options
-
-
 def make_args(**flags):
     """Args from keyword flags, validated, with fastText's adjustments."""
     args = options_from_flags(Args, flags)
@@ -115,24 +96,6 @@ def make_args(**flags):
         args.bucket = 0
     validate(args)
     return args
-
-
-def bad_option(name, value, why):
-    raise TreexcError(f"-{name} {value}: {why}")
-
-
-def check_number_ranges(options, wide=("seed",)):
-    """Every number option within what a saved model may hold (the loader,
-    ``modelfile.options``, refuses the rest): ints in int32, ``wide`` ones
-    in int64; floats finite."""
-    for field in dataclasses.fields(options):
-        value = getattr(options, field.name)
-        if type(value) is int:
-            bits = 63 if field.name in wide else 31
-            if not -2 ** bits <= value < 2 ** bits:
-                bad_option(field.name, value, f"must be between -2^{bits} and 2^{bits}")
-        elif type(value) is float and not (math.isfinite(value) and abs(value) < 2 ** 63):
-            bad_option(field.name, value, "must be a finite number below 2^63")
 
 
 def validate(args):

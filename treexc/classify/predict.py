@@ -13,45 +13,7 @@ Every input line gets exactly one output line, whatever its bytes (see
 
 import numpy as np
 
-from ..io import textio
-from ..errors import TreexcError
-from ..io.textio import ByteCheck, display_name, printable, read_chunks, to_bytes
-
-READ_SIZE = textio.READ_SIZE
-# A line is answered once it is whole; one longer than this (``/dev/zero``,
-# a binary file) is refused instead of held in memory without end.
-MAX_LINE_BYTES = 1 << 28
-
-
-def read_line_chunks(path, check=None):
-    """Yield ``(first_line_number, bytes)`` pieces made of whole lines; the
-    last piece may lack its final newline.  ``check`` (a
-    :class:`textio.ByteCheck`) is shown every piece."""
-    pending = []  # the bytes since the last newline, in pieces: a line of
-    line_no = 1   # gigabytes is joined once, not copied at every read
-    pending_bytes = 0
-    for chunk in read_chunks(path, READ_SIZE):
-        cut = chunk.rfind(b"\n")
-        if cut < 0:
-            pending.append(chunk)
-            pending_bytes += len(chunk)
-            if pending_bytes > MAX_LINE_BYTES:
-                raise TreexcError(f"{display_name(path)}: line {line_no}: longer than "
-                                  f"{MAX_LINE_BYTES >> 20} MiB (no end of line)")
-            continue
-        pending_bytes = len(chunk) - cut - 1
-        pending.append(chunk[:cut + 1])
-        piece = b"".join(pending)
-        pending = [chunk[cut + 1:]] if cut + 1 < len(chunk) else []
-        if check is not None:
-            check.add(piece, line_no)
-        yield line_no, piece
-        line_no += piece.count(b"\n")
-    if pending:
-        piece = b"".join(pending)
-        if check is not None:
-            check.add(piece, line_no)
-        yield line_no, piece
+from ..io.textio import ByteCheck, display_name, printable, read_line_chunks, to_bytes
 
 
 def label_names(model):

@@ -7,51 +7,26 @@ every worker has stopped: that is where a learned tree may be rebuilt
 (``treelearn``), so no worker ever trains on stale paths.
 """
 
-import threading
 import time
-from dataclasses import dataclass
 
 import numpy as np
 
 from .. import memory
-
-from ..io import modelfile
-from . import kernels as kern
-from ..text.dictionary import build_dictionary
 from ..errors import TreexcError
-from .model import Model
 from ..io.textio import display_name, read_text
-from ..trees.tree import flat_tree, huffman_tree
-from ..trees.learner import TreeLearner, spread_tree
 from ..io.vectors import read_vec
-
-
-@dataclass
-class Progress:
-    """What a progress reporter is told, about every 0.1 s."""
-
-    fraction: float
-    words_per_sec_thread: float
-    lr: float
-    loss: float
-    eta_seconds: float
-
-
-class SilentReporter:
-    def info(self, message):
-        pass
-
-    def update(self, progress):
-        pass
-
-    def finish(self, progress):
-        pass
-
-    def abort(self):
-        """Training stopped early (an error, a signal): no final line."""
-
-    def pause(self):
-        """Other output follows (a live bar steps aside)."""
+from ..runtime import (
+    Progress,
+    SilentReporter,
+    check_weights_in_range,
+    diverged_message,
+    run_workers,
+)
+from ..text.dictionary import build_dictionary
+from ..trees.learner import TreeLearner, spread_tree
+from ..trees.tree import flat_tree, huffman_tree
+from . import kernels as kern
+from .model import Model
 
 
 def train_supervised(args, reporter=None, initial_tree=None):
@@ -236,59 +211,3 @@ class Session:
                         eta_seconds=eta)
 
 
-def diverged_message(epoch, epochs, lr, why="NaN or infinite values"):
-    """fastText says "Encountered NaN."; this also says what to change."""
-    return (f"training diverged ({why}) at epoch {epoch:.2f} of {epochs:g}; "
-            f"lower -lr (now {lr:g})")
-
-
-def check_weights_in_range(named_weights, epochs, lr):
-    """Models refuse to load weights beyond ``modelfile.MAX_WEIGHT`` (a dot
-    product could overflow): a run whose weights grew past it, finite but
-    diverging, saves nothing either (one pass over the weights)."""
-    for name, w in named_weights:
-        if w is None:
-            continue
-        try:
-            modelfile.check_weights(name, w)
-        except ValueError:
-            raise TreexcError(diverged_message(
-                epochs, epochs, lr, f"weights beyond {modelfile.MAX_WEIGHT:g}")) from None
-
-
-def run_workers(n_threads, work, control, poll, interval=0.1):
-    """Run ``work(t)`` for ``t`` in ``range(n_threads)`` in threads (``work``
-    calls a nogil kernel), calling ``poll()`` every ``interval`` seconds until
-    all are done.  On Ctrl-C or an error in a worker, ``control[0] = 1`` asks
-    the kernels to stop; the first error is re-raised here."""
-    errors = []
-
-    def guarded(t):
-        try:
-            # an overflow is the callers' to detect (a NaN test on the loss):
-            # numpy's warnings would print lines of their own
-            with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-                work(t)
-        except BaseException as e:  # surfaced in the calling thread
-            errors.append(e)
-            control[0] = 1
-
-    threads = [threading.Thread(target=guarded, args=(t,), daemon=True)
-               for t in range(n_threads)]
-    for th in threads:
-        th.start()
-    try:
-        alive = threads
-        while alive:
-            alive[0].join(interval)
-            poll()
-            alive = [th for th in alive if th.is_alive()]
-    except KeyboardInterrupt:
-        control[0] = 1
-        for th in threads:
-            th.join()
-        raise
-    for th in threads:
-        th.join()
-    if errors:
-        raise errors[0]

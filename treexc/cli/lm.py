@@ -15,7 +15,8 @@ import sys
 import click
 
 from ..errors import TreexcError
-from ..lm.model import LM_DEFAULTS, LMArgs
+from ..lm.options import LM_DEFAULTS, LMArgs
+from .common import check_output_writable, write_stdout
 
 HELP = {
     "input": "training text (one paragraph or sentence per line; .gz accepted)",
@@ -64,7 +65,7 @@ def lm_options(f):
 
 
 def _reporter_factory(verbose):
-    from ..classify.training import SilentReporter
+    from ..runtime import SilentReporter
 
     if verbose < 2:
         return SilentReporter
@@ -103,10 +104,9 @@ def lm(**flags):
     Prints the validation perplexity, train ms/batch and evaluation ms/batch
     after each epoch; writes OUTPUT.bin.
     """
-    from .main import check_output_writable
-    from ..lm.model import make_lm_args
-    from ..lm.training import train_lm
     from ..io.publish import OutputSet, interrupt_on_signals
+    from ..lm.options import make_lm_args
+    from ..lm.training import train_lm
 
     args = make_lm_args(**flags)
     bin_path = args.output + ".bin"
@@ -167,9 +167,9 @@ def test_lm(model_path, input_path, thread):
     \b
     treexc test-lm lm.bin test.txt
     """
-    from ..classify.options import default_threads
     from ..lm.model import load_lm
     from ..lm.training import perplexity
+    from ..runtime import default_threads
 
     model = load_lm(model_path)
     ppl, n = perplexity(model, input_path, thread or default_threads())
@@ -190,10 +190,8 @@ def predict_next(model_path, input_path, k):
     \b
     echo "the old man" | treexc predict-next lm.bin - 3
     """
-    from .main import write_stdout
+    from ..io.textio import ByteCheck, display_name, printable, read_line_chunks, to_str
     from ..lm.model import load_lm
-    from ..classify.predict import read_line_chunks
-    from ..io.textio import ByteCheck, display_name, printable, to_str
 
     if k < 1:
         raise TreexcError(f"k {k}: must be >= 1")

@@ -40,7 +40,7 @@ import zlib
 import numpy as np
 
 from ..errors import TreexcError, os_error_message
-from ..text.kernels import build_table_checked
+from ..text.table import build_table_checked
 
 MAGIC = b"TREEXC\x00M"
 END_MAGIC = b"TREEXEND"

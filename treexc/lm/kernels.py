@@ -19,55 +19,7 @@ Shapes (``d`` = dimension, ``T`` = context size, ``B`` = batch size,
 import numpy as np
 from numba import njit
 
-from ..text.kernels import fnv_hash, next_token, table_find
 from ..loss.kernels import node_probabilities
-
-
-# -- text -> ids ---------------------------------------------------------------
-
-@njit(cache=True, nogil=True)
-def encode_stream(buf, slots, entry_hash, entry_off, entry_len, pool, vocab_of_entry,
-                  eos_id, unk_id):
-    """Token ids of ``buf`` as one stream, ``eos_id`` at each line end
-    (also after a final line without newline).
-
-    ``slots``/``entry_*``/``pool`` is a vocabulary hash table
-    (``text_kernels.build_table``) and ``vocab_of_entry`` maps its entries
-    to model ids (-1: too rare, becomes ``unk_id``).  Returns int32 ids.
-    """
-    n = len(buf)
-    out = np.empty(0, dtype=np.int32)
-    for write in (False, True):  # first pass: size the output
-        k = 0
-        i = 0
-        in_line = False
-        while True:
-            start, end = next_token(buf, i)
-            if start == n:
-                break
-            if start == end:  # newline
-                if write:
-                    out[k] = eos_id
-                in_line = False
-                i = end + 1
-            else:
-                if write:
-                    h = fnv_hash(buf, start, end)
-                    e = table_find(slots, entry_hash, entry_off, entry_len, pool, buf,
-                                   start, end, h)
-                    w = vocab_of_entry[e] if e >= 0 else -1
-                    out[k] = w if w >= 0 else unk_id
-                in_line = True
-                i = end
-            k += 1
-        if in_line:
-            if write:
-                out[k] = eos_id
-            k += 1
-        if not write:
-            out = np.empty(k, dtype=np.int32)
-    return out
-
 
 # -- contexts --------------------------------------------------------------------
 

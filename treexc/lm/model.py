@@ -22,104 +22,17 @@ then Adagrad) or an evaluation on a batch of stream positions.
 
 import dataclasses
 import math
-from dataclasses import dataclass
 
 import numpy as np
 
-from . import kernels as kern
-from ..io import modelfile
 from ..errors import TreexcError
-from ..text.vocab import Vocab
+from ..io import modelfile
+from ..loss.topk import tree_top_k
+from ..text.vocab import Vocab, read_stream
 from ..trees.tree import Tree
-
-MODEL_KIND = "lm"
-LOSSES = ("tree", "softmax")
-TREES = ("learned", "random", "cluster")
-ADAGRAD_EPS = 1e-10  # torch.optim.Adagrad's default
-
-
-@dataclass
-class LMArgs:
-    input: str = ""
-    output: str = ""
-    valid: str = ""
-    test: str = ""
-    log: str = ""
-    name: str = ""
-    dim: int = 200
-    context: int = 4
-    batch: int = 128
-    lr: float = 0.1
-    epoch: int = 5
-    minCount: int = 5
-    loss: str = "tree"
-    tree: str = "learned"
-    arity: int = 0             # 0: the smallest M with M ** depth >= vocabulary
-    depth: int = 3
-    massSlack: float = 0.0     # learned tree: a child holds at most massSlack/arity of
-                               # its parent's word count, unless alone (0: no limit)
-    treeUpdates: int = 50      # AssignLabels calls per epoch (learned tree)
-    treeEpochs: float = 0      # the learned tree is rebuilt during these first epochs
-                               # (0: the first half of training), then frozen
-    leafRows: int = 1          # 1: a word's leaf row moves with the word on a rebuild
-    clusterEpoch: float = 0.5  # length of the run that gives the clustering tree's vectors
-    evalPerEpoch: int = 1
-    thread: int = 0            # 0: all cores
-    seed: int = 0
-    verbose: int = 2
-
-
-LM_DEFAULTS = LMArgs()
-# What defines a model's shape (saved with it).
-SHAPE_OPTIONS = ("dim", "context", "loss", "tree", "arity", "depth", "minCount")
-
-
-def make_lm_args(**flags):
-    from ..classify.options import options_from_flags
-
-    args = options_from_flags(LMArgs, flags)
-    validate(args)
-    return args
-
-
-def validate(args):
-    from ..classify.options import bad_option as bad, check_number_ranges
-
-    check_number_ranges(args)
-    if args.loss not in LOSSES:
-        bad("loss", args.loss, f"unknown loss (choose from {', '.join(LOSSES)})")
-    if args.leafRows not in (0, 1):
-        bad("leafRows", args.leafRows, "must be 0 or 1")
-    if args.tree not in TREES:
-        bad("tree", args.tree, f"unknown tree (choose from {', '.join(TREES)})")
-    if not args.lr > 0 or not math.isfinite(args.lr):
-        bad("lr", args.lr, "must be > 0")
-    for name in ("dim", "context", "batch", "epoch", "thread", "minCount", "depth",
-                 "evalPerEpoch"):
-        if getattr(args, name) < 1:
-            bad(name, getattr(args, name), "must be >= 1")
-    for name in ("treeUpdates", "seed"):
-        if getattr(args, name) < 0:
-            bad(name, getattr(args, name), "must be >= 0")
-    if args.arity == 1 or args.arity < 0:
-        bad("arity", args.arity, "must be >= 2 (or 0: fit the vocabulary)")
-    for name in ("treeEpochs", "massSlack"):
-        value = getattr(args, name)
-        if not value >= 0 or not math.isfinite(value):
-            bad(name, value, "must be >= 0")
-    if not 0 < args.clusterEpoch <= 100:
-        bad("clusterEpoch", args.clusterEpoch, "must be > 0")
-    if args.dim > 10000:
-        bad("dim", args.dim, "must be <= 10000")
-    return args
-
-
-def fit_arity(vocab_size, depth):
-    """Smallest arity M >= 2 with M ** depth >= vocab_size."""
-    m = max(2, int(math.ceil(vocab_size ** (1.0 / depth))) - 1)
-    while m ** depth < vocab_size:
-        m += 1
-    return m
+from . import kernels as kern
+from .engines import FlatEngine, TreeEngine
+from .options import MODEL_KIND, SHAPE_OPTIONS, LMArgs, validate
 
 
 def init_weights(vocab_size, args, rng):
@@ -168,8 +81,6 @@ class LanguageModel:
         """Statistics by path position (the node distributions summed over
         the positions of a text file whose target passes there), for
         ``dump-tree -input``."""
-        from .training import read_stream
-
         ids = read_stream(path, self.vocab).ids
         t = self.tree
         stats_p = np.zeros((len(t.path_node), t.arity))
@@ -233,8 +144,6 @@ class LanguageModel:
         k = min(k, self.vocab.size)
         ctx = self.context_ids(words)
         if self.is_tree:
-            from ..classify.predict_kernels import tree_top_k
-
             r = self.hidden([ctx])[0]
             children = self.tree.children
             M = children.shape[1]
@@ -331,150 +240,4 @@ load_lm_model = load_lm  # the name dump-tree imports
 
 # -- per-thread engines -----------------------------------------------------
 
-class _Engine:
-    """Scratch buffers of one thread for batches of up to ``batch`` positions."""
 
-    def __init__(self, model, batch):
-        self.model = model
-        a = model.args
-        d, T = a.dim, a.context
-        self.B = batch
-        self.d = d
-        self.T = T
-        self.ctx = np.zeros((batch, T), dtype=np.int32)
-        self.targets = np.zeros(batch, dtype=np.int32)
-        self.E = np.zeros((batch, T * d), dtype=np.float32)
-        self.r_aug = np.ones((batch, d + 1), dtype=np.float32)
-        self.r = np.zeros((batch, d), dtype=np.float32)
-        self.dr = np.zeros((batch, d + 1), dtype=np.float32)
-        self.pad = model.vocab.eos_id
-
-    def forward_context(self, ids, positions, n):
-        m = self.model
-        kern.gather_context(ids, positions, n, self.T, self.pad, m.U, self.ctx, self.E)
-        kern.gather_targets(ids, positions, n, self.targets)
-        np.matmul(self.E[:n], m.C.reshape(-1, self.d), out=self.r[:n])
-        self.r_aug[:n, :self.d] = self.r[:n]
-
-    def backward_context(self, n, lr, acc_C):
-        """Context matrices' Adagrad step; returns dE (n, T*d)."""
-        m = self.model
-        Cf = m.C.reshape(-1, self.d)
-        dr = self.dr[:n, :self.d]
-        dE = dr @ Cf.T
-        dC = self.E[:n].T @ dr
-        kern.adagrad_dense(m.C, acc_C, dC, lr, ADAGRAD_EPS)
-        return dE
-
-
-class FlatEngine(_Engine):
-    CHUNK = 4096  # rows of U per output-gradient product (fits in L2 with Adagrad)
-
-    def __init__(self, model, batch):
-        super().__init__(model, batch)
-        V, cols = model.U.shape
-        self.S = np.zeros((batch, V), dtype=np.float32)
-        self.tl = np.zeros(batch, dtype=np.float32)
-        self.tmp = np.zeros((min(self.CHUNK, V), cols), dtype=np.float32)
-        self.gU = None
-        self.flags = None
-
-    def scores(self, n):
-        """``exp`` of the logits (shifted when needed) in ``S[:n]``; the
-        target's shifted logit in ``tl[:n]``; returns the row sums."""
-        S = self.S[:n]
-        np.matmul(self.r_aug[:n], self.model.U.T, out=S)
-        m = S.max(axis=1)
-        rows = np.arange(n)
-        self.tl[:n] = S[rows, self.targets[:n]]
-        # exp(s) is safe in float32 while |s| < 60: skip the shift pass then
-        if m.max() > 60.0 or m.min() < -60.0:
-            S -= m[:, None]
-            self.tl[:n] -= m
-        else:
-            m[:] = 0.0
-        np.exp(S, out=S)
-        return S.sum(axis=1).astype(np.float64)
-
-    def evaluate(self, ids, positions, n):
-        """Sum of -log p(target) over the batch."""
-        self.forward_context(ids, positions, n)
-        z = self.scores(n)
-        return float(np.log(z).sum() - self.tl[:n].astype(np.float64).sum())
-
-    def train(self, ids, positions, n, lr, acc):
-        m = self.model
-        U = m.U
-        if self.gU is None:
-            self.gU = np.zeros(U.shape, dtype=np.float32)
-            self.flags = np.zeros(len(U), dtype=np.uint8)
-        self.forward_context(ids, positions, n)
-        z = self.scores(n)
-        loss = float(np.log(z).sum() - self.tl[:n].astype(np.float64).sum())
-        inv = (1.0 / (z * n)).astype(np.float32)[:, None]
-        S = self.S[:n]
-        dr = self.dr[:n]
-        np.matmul(S, U, out=dr)
-        dr *= inv
-        kern.flat_targets_grad(U, self.targets, n, self.r_aug, self.dr, np.float32(1.0 / n),
-                               self.gU, self.flags)
-        dE = self.backward_context(n, lr, acc["C"])
-        kern.scatter_context_grad_flat(self.ctx, n, self.T, dE, self.gU)
-        kern.flag_context_rows(self.ctx, n, self.T, self.flags)
-        rs = self.r_aug[:n] * inv
-        V = len(U)
-        tmp = self.tmp
-        for c0 in range(0, V, self.CHUNK):
-            c1 = min(V, c0 + self.CHUNK)
-            np.matmul(S[:, c0:c1].T, rs, out=tmp[:c1 - c0])
-            kern.adagrad_flat_chunk(U, acc["U"], tmp, c0, c1, self.gU, self.flags, lr,
-                                    ADAGRAD_EPS)
-        return loss
-
-
-class TreeEngine(_Engine):
-    def __init__(self, model, batch):
-        super().__init__(model, batch)
-        self.probs = np.zeros(max(model.tree.arity, 2), dtype=np.float64)
-        self.lp = np.zeros(batch, dtype=np.float64)
-        self.gW = None
-        self.gU = None
-
-    def evaluate(self, ids, positions, n):
-        m = self.model
-        self.forward_context(ids, positions, n)
-        t = m.tree
-        kern.tree_log_probs(self.r_aug, self.targets, n, m.W, t.children, t.path_off,
-                            t.path_node, t.path_slot, self.probs, self.lp)
-        return -float(self.lp[:n].sum())
-
-    def train(self, ids, positions, n, lr, acc, collect=False, stats_p=None, stats_n=None):
-        m = self.model
-        t = m.tree
-        W, U = m.W, m.U
-        if self.gW is None or self.gW.shape != W.shape:
-            self.gW = np.zeros(W.shape, dtype=np.float32)
-            self.node_flags = np.zeros(t.n_internal, dtype=np.uint8)
-            self.node_list = np.zeros(t.n_internal, dtype=np.int64)
-            self.probs = np.zeros(max(t.arity, 2), dtype=np.float64)
-        if self.gU is None:
-            self.gU = np.zeros(U.shape, dtype=np.float32)
-            self.word_flags = np.zeros(len(U), dtype=np.uint8)
-            self.word_list = np.zeros(self.B * self.T, dtype=np.int64)
-        if stats_p is None:
-            stats_p = np.zeros((1, 1))
-            stats_n = np.zeros(1)
-        self.forward_context(ids, positions, n)
-        self.dr[:n] = 0.0
-        loss, nt = kern.tree_batch_grad(
-            self.r_aug, self.targets, n, W, t.children, t.path_off, t.path_node,
-            t.path_slot, np.float32(1.0 / n), self.dr, self.gW, self.node_flags,
-            self.node_list, 0, self.probs, collect, stats_p, stats_n)
-        kern.adagrad_rows(W, acc["W"], self.gW, self.node_list, nt, self.node_flags,
-                          t.arity, lr, ADAGRAD_EPS)
-        dE = self.backward_context(n, lr, acc["C"])
-        nu = kern.scatter_context_grad(self.ctx, n, self.T, dE, self.gU, self.word_flags,
-                                       self.word_list, 0)
-        kern.adagrad_rows(U, acc["U"], self.gU, self.word_list, nu, self.word_flags, 1, lr,
-                          ADAGRAD_EPS)
-        return loss

@@ -15,85 +15,37 @@ of batches; evaluation ms/batch likewise, with batches of ``-batch``
 positions and all threads.
 """
 
-import contextlib
-import ctypes
 import math
-import re
 import time
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 import numpy as np
 
 from .. import memory
 from ..errors import TreexcError
-from ..text.vocab import build_vocab
-from .model import LanguageModel, fit_arity, init_weights
-from ..trees.builders import cluster_tree, move_leaf_rows, random_tree, remap_rows
 from ..io.textio import display_name, read_text
-from ..classify.training import (Progress, SilentReporter, check_weights_in_range, diverged_message,
-                      run_workers)
+from ..runtime import (
+    Progress,
+    SilentReporter,
+    blas_threads,
+    check_weights_in_range,
+    diverged_message,
+    run_workers,
+)
+from ..text.vocab import Stream, build_vocab, read_stream
+from ..trees.assign_kernels import carry_statistics
+from ..trees.builders import (
+    cluster_tree,
+    fit_arity,
+    move_leaf_rows,
+    random_tree,
+    remap_rows,
+)
+from ..trees.learner import assign_labels
+from .model import LanguageModel, init_weights
 
 DIVERGED = 2  # control[0] of a training phase: a batch met a NaN or infinity
 
-
-# -- BLAS threads ---------------------------------------------------------------
-
-def _openblas():
-    """numpy's OpenBLAS (set/get thread-count functions) or ``None``."""
-    try:
-        with open("/proc/self/maps") as f:
-            maps = f.read()
-    except OSError:
-        return None
-    for path in sorted(set(re.findall(r"(/\S*openblas\S*\.so[.\d]*)", maps))):
-        try:
-            lib = ctypes.CDLL(path)
-        except OSError:
-            continue
-        for prefix, suffix in (("scipy_", "64_"), ("", "64_"), ("", "")):
-            name = f"{prefix}openblas_set_num_threads{suffix}"
-            if hasattr(lib, name):
-                return (getattr(lib, name),
-                        getattr(lib, f"{prefix}openblas_get_num_threads{suffix}"))
-    return None
-
-
-@contextlib.contextmanager
-def blas_threads(n):
-    """Run the block with BLAS limited to ``n`` threads (when it is OpenBLAS):
-    the worker threads are the parallelism, and two workers each starting
-    a BLAS thread pool would fight over the cores."""
-    funcs = _openblas()
-    if funcs is None:
-        yield
-        return
-    set_n, get_n = funcs
-    before = get_n()
-    set_n(n)
-    try:
-        yield
-    finally:
-        set_n(before)
-
-
-# -- data -----------------------------------------------------------------------
-
-@dataclass
-class Stream:
-    name: str
-    ids: np.ndarray  # int32 token ids
-
-    @property
-    def n_tokens(self):
-        return len(self.ids)
-
-
-def read_stream(path, vocab):
-    name = display_name(path)
-    ids = vocab.encode(read_text(path))
-    if len(ids) == 0:
-        raise TreexcError(f"{name}: empty file (no tokens)")
-    return Stream(name, ids)
 
 
 # -- evaluation -----------------------------------------------------------------
@@ -324,9 +276,6 @@ class LMSession:
         ``treelearn``; resetting everything at each rebuild left most words
         without statistics and made the tree churn: see docs/lm.md).
         """
-        from ..trees.learner import assign_labels
-        from ..trees.assign_kernels import carry_statistics
-
         t0 = time.perf_counter()
         m = self.model
         old = m.tree

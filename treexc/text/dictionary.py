@@ -14,9 +14,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import kernels as tk
 from ..errors import TreexcError
 from ..io.textio import to_bytes, to_str, warn
+from . import kernels as tk
+from . import table
 
 
 @dataclass
@@ -115,7 +116,7 @@ class Dictionary:
 
     def table(self):
         if self._table is None:
-            self._table = tk.build_table(self.entry_off, self.entry_len, self.pool)
+            self._table = table.build_table(self.entry_off, self.entry_len, self.pool)
         return self._table
 
     def word_id(self, word):
@@ -123,8 +124,8 @@ class Dictionary:
         raw = np.frombuffer(word if isinstance(word, bytes) else to_bytes(word),
                             dtype=np.uint8)
         slots, entry_hash = self.table()
-        e = tk.table_find(slots, entry_hash, self.entry_off, self.entry_len, self.pool,
-                          raw, 0, len(raw), tk.fnv_hash(raw, 0, len(raw)))
+        e = table.table_find(slots, entry_hash, self.entry_off, self.entry_len, self.pool,
+                          raw, 0, len(raw), table.fnv_hash(raw, 0, len(raw)))
         return e if 0 <= e < self.nwords else -1
 
     def eos_id(self):

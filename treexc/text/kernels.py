@@ -10,24 +10,20 @@ Compatibility notes (fastText 0.9.2, ``src/dictionary.cc``):
   ``\\n`` ends a line and produces the end-of-sentence token ``</s>``, also on
   an empty line.  Bytes after the last ``\\n`` form a final line without
   ``</s>``.
-* The hash is 32-bit FNV-1a where every byte is first sign-extended
-  (fastText casts ``char`` to ``int8_t``), so bytes >= 0x80 hash differently
-  from a textbook FNV-1a.
-* Word n-gram hashes start from the *signed* 32-bit word hashes widened to 64
-  bits (sign extension again) and combine as ``h * 116049371 + next``.
+* Tokens hash with fastText's FNV-1a (``table.fnv_hash``); word n-gram
+  hashes combine the signed word hashes as ``h * 116049371 + next``.
 * Character n-grams are taken over ``<word>``, counted in UTF-8 characters,
   skipping the 1-grams ``<`` and ``>``.
 
-A vocabulary is a hash table over entries whose bytes live in one ``pool``
-array: ``slots`` (power-of-two size, -1 = empty) holds entry ids, and each
-entry has a hash, an offset and a length into the pool.
+Vocabularies are hash tables (``table``).
 """
 
 import numpy as np
 from numba import njit
 
+from .table import bytes_equal, fnv_hash, signed_widen, table_find, table_insert_slot
+
 EOS = b"</s>"
-_MASK32 = np.uint64(0xFFFFFFFF)
 
 
 @njit(cache=True, nogil=True)
@@ -58,98 +54,6 @@ def next_token(buf, i):
         while end < n and not is_separator(buf[end]):
             end += 1
     return i, end
-
-
-@njit(cache=True, nogil=True, inline="always")
-def fnv_hash(buf, start, end):
-    """fastText's 32-bit hash of ``buf[start:end]`` (returned as uint64)."""
-    h = np.uint64(2166136261)
-    for i in range(start, end):
-        b = np.uint64(buf[i])
-        if b >= 128:
-            b |= np.uint64(0xFFFFFF00)  # int8_t sign extension
-        h = ((h ^ b) * np.uint64(16777619)) & _MASK32
-    return h
-
-
-@njit(cache=True, nogil=True, inline="always")
-def signed_widen(h32):
-    """int32 -> uint64 conversion of a 32-bit hash, as fastText's
-    ``uint64_t h = (int32_t)hash`` does (sign extension)."""
-    if h32 >= np.uint64(0x80000000):
-        return h32 | np.uint64(0xFFFFFFFF00000000)
-    return h32
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _bytes_equal(a, a_start, length, b, b_start):
-    for i in range(length):
-        if a[a_start + i] != b[b_start + i]:
-            return False
-    return True
-
-
-@njit(cache=True, nogil=True, inline="always")
-def table_find(slots, entry_hash, entry_off, entry_len, pool, buf, start, end, h):
-    """Entry id of ``buf[start:end]`` (hash ``h``) or -1."""
-    mask = len(slots) - 1
-    pos = np.int64(h) & mask
-    length = end - start
-    while True:
-        e = slots[pos]
-        if e < 0:
-            return -1
-        if (entry_hash[e] == h and entry_len[e] == length
-                and _bytes_equal(buf, start, length, pool, entry_off[e])):
-            return e
-        pos = (pos + 1) & mask
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _table_insert_slot(slots, h, e):
-    mask = len(slots) - 1
-    pos = np.int64(h) & mask
-    while slots[pos] >= 0:
-        pos = (pos + 1) & mask
-    slots[pos] = e
-
-
-@njit(cache=True, nogil=True)
-def build_table_checked(entry_off, entry_len, pool):
-    """Hash table over entries already stored in ``pool``.
-
-    Returns ``(slots, entry_hash, first_duplicate)``.  A duplicate entry is
-    not inserted, so lookups find the first one (what a vocabulary wants),
-    and the build stays linear: inserting copies of one entry would probe
-    past every earlier copy (a crafted model file with many took minutes).
-    ``first_duplicate`` is the first duplicate entry's id, or -1.
-    """
-    n = len(entry_off)
-    size = 64
-    while size < 2 * n + 2:
-        size *= 2
-    slots = np.full(size, -1, dtype=np.int32)
-    entry_hash = np.empty(n, dtype=np.uint64)
-    first_duplicate = -1
-    for e in range(n):
-        start = entry_off[e]
-        end = start + entry_len[e]
-        h = fnv_hash(pool, start, end)
-        entry_hash[e] = h
-        if table_find(slots, entry_hash, entry_off, entry_len, pool, pool, start, end, h) >= 0:
-            if first_duplicate < 0:
-                first_duplicate = e
-            continue
-        _table_insert_slot(slots, h, e)
-    return slots, entry_hash, first_duplicate
-
-
-@njit(cache=True, nogil=True)
-def build_table(entry_off, entry_len, pool):
-    """:func:`build_table_checked` without the duplicate report:
-    ``(slots, entry_hash)``."""
-    slots, entry_hash, _ = build_table_checked(entry_off, entry_len, pool)
-    return slots, entry_hash
 
 
 @njit(cache=True, nogil=True)
@@ -187,7 +91,7 @@ def _count_until_full(buf, i, slots, entry_off, entry_len, entry_hash, entry_cou
             entry_count[e] = 0
             pool_used += length
             n_entries += 1
-            _table_insert_slot(slots, h, e)
+            table_insert_slot(slots, h, e)
         entry_count[e] += 1
         max_len = max(max_len, end - start)
         i = end
@@ -213,7 +117,7 @@ def count_tokens(buf):
     entry_off[0] = 0
     entry_len[0] = 4
     entry_hash[0] = fnv_hash(pool, 0, 4)
-    _table_insert_slot(slots, entry_hash[0], 0)
+    table_insert_slot(slots, entry_hash[0], 0)
     state = np.array([1, 4, 0, 4], dtype=np.int64)
     i = 0
     while True:
@@ -231,7 +135,7 @@ def count_tokens(buf):
         if 2 * (n_entries + 1) > len(slots):  # keep the load factor under 1/2
             slots = np.full(2 * len(slots), -1, dtype=np.int32)
             for k in range(n_entries):
-                _table_insert_slot(slots, entry_hash[k], k)
+                table_insert_slot(slots, entry_hash[k], k)
         token_end = i
         while token_end < len(buf) and not is_separator(buf[token_end]):
             token_end += 1
@@ -363,7 +267,7 @@ def _encode_until_full(buf, i, slots, entry_hash, entry_off, entry_len, pool, nw
                 # text spells it out
                 if maxn > 0 and not is_eos and not (
                         h == eos_hash and end - start == 4
-                        and _bytes_equal(buf, start, 4, eos, 0)):
+                        and bytes_equal(buf, start, 4, eos, 0)):
                     if end - start + 2 > len(scratch):
                         return line_start, NEED_SCRATCH
                     f = char_ngrams(buf, start, end, scratch, minn, maxn, bucket,
@@ -451,3 +355,48 @@ def encode_lines(buf, slots, entry_hash, entry_off, entry_len, pool, nwords,
     return (feat_off[:line + 1].copy(), feats[:n_feats].copy(),
             label_off[:line + 1].copy(), labels[:n_labels].copy(), ntokens[:line].copy(),
             state[3], state[4])
+
+
+@njit(cache=True, nogil=True)
+def encode_stream(buf, slots, entry_hash, entry_off, entry_len, pool, vocab_of_entry,
+                  eos_id, unk_id):
+    """Token ids of ``buf`` as one stream, ``eos_id`` at each line end
+    (also after a final line without newline).
+
+    ``slots``/``entry_*``/``pool`` is a vocabulary hash table
+    (``table.build_table``) and ``vocab_of_entry`` maps its entries
+    to model ids (-1: too rare, becomes ``unk_id``).  Returns int32 ids.
+    """
+    n = len(buf)
+    out = np.empty(0, dtype=np.int32)
+    for write in (False, True):  # first pass: size the output
+        k = 0
+        i = 0
+        in_line = False
+        while True:
+            start, end = next_token(buf, i)
+            if start == n:
+                break
+            if start == end:  # newline
+                if write:
+                    out[k] = eos_id
+                in_line = False
+                i = end + 1
+            else:
+                if write:
+                    h = fnv_hash(buf, start, end)
+                    e = table_find(slots, entry_hash, entry_off, entry_len, pool, buf,
+                                   start, end, h)
+                    w = vocab_of_entry[e] if e >= 0 else -1
+                    out[k] = w if w >= 0 else unk_id
+                in_line = True
+                i = end
+            k += 1
+        if in_line:
+            if write:
+                out[k] = eos_id
+            k += 1
+        if not write:
+            out = np.empty(k, dtype=np.int32)
+    return out
+

@@ -10,12 +10,16 @@ before the first token.  A file is one stream of token ids: contexts run
 across line ends, as in the running text of a book.
 """
 
+from dataclasses import dataclass
+
 import numpy as np
 
+from ..errors import TreexcError
+from ..io.textio import display_name, read_text
 from . import kernels as tk
 from .dictionary import Dictionary
-from ..errors import TreexcError
-from ..lm.kernels import encode_stream
+from .kernels import encode_stream
+from .table import build_table, fnv_hash, table_find
 
 UNK = "<unk>"
 EOS = "</s>"
@@ -77,9 +81,9 @@ def build_vocab(data, min_count, name):
     if len(data) and data[-1] != 10:
         counts[0] += 1  # the final line without newline still ends with </s>
     raw = np.frombuffer(UNK.encode(), dtype=np.uint8)
-    slots, entry_hash = tk.build_table(entry_off, entry_len, pool)
-    unk = tk.table_find(slots, entry_hash, entry_off, entry_len, pool, raw, 0, len(raw),
-                        tk.fnv_hash(raw, 0, len(raw)))
+    slots, entry_hash = build_table(entry_off, entry_len, pool)
+    unk = table_find(slots, entry_hash, entry_off, entry_len, pool, raw, 0, len(raw),
+                        fnv_hash(raw, 0, len(raw)))
     keep = counts >= min_count
     keep[0] = True  # </s>
     if unk >= 0:
@@ -96,3 +100,23 @@ def build_vocab(data, min_count, name):
     entry_off, entry_len = offs, lens
     counts = np.concatenate([counts[ids], [rare]]).astype(np.int64)
     return Vocab(pool, entry_off, entry_len, counts)
+
+
+@dataclass
+class Stream:
+    name: str
+    ids: np.ndarray  # int32 token ids
+
+    @property
+    def n_tokens(self):
+        return len(self.ids)
+
+
+
+def read_stream(path, vocab):
+    name = display_name(path)
+    ids = vocab.encode(read_text(path))
+    if len(ids) == 0:
+        raise TreexcError(f"{name}: empty file (no tokens)")
+    return Stream(name, ids)
+

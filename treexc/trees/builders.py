@@ -12,6 +12,8 @@
   ``M`` members per cluster, so every leaf stays at depth ``D``.
 """
 
+import math
+
 import numpy as np
 
 from ..errors import TreexcError
@@ -158,3 +160,12 @@ def move_leaf_rows(new_mat, old_mat, old_tree, new_tree):
     src = old_tree.path_node[last_old].astype(np.int64) * M + old_tree.path_slot[last_old]
     dst = new_tree.path_node[last_new].astype(np.int64) * M + new_tree.path_slot[last_new]
     new_mat[dst] = old_mat[src]
+
+
+def fit_arity(vocab_size, depth):
+    """Smallest arity M >= 2 with M ** depth >= vocab_size."""
+    m = max(2, int(math.ceil(vocab_size ** (1.0 / depth))) - 1)
+    while m ** depth < vocab_size:
+        m += 1
+    return m
+

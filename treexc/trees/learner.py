@@ -21,8 +21,8 @@ as fastText initialises the output layer.
 
 import numpy as np
 
-from . import assign_kernels as kern
 from ..errors import TreexcError
+from . import assign_kernels as kern
 from .tree import Tree
 
 

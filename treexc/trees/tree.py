@@ -25,8 +25,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import path_kernels as tree_kernels
 from ..errors import TreexcError
+from . import path_kernels as tree_kernels
 
 
 @dataclass

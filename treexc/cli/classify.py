@@ -1,0 +1,314 @@
+"""The classifier's commands: supervised, predict, predict-prob, test,
+test-label, print-word-vectors, print-sentence-vectors, dump."""
+
+import dataclasses
+import math
+
+import click
+
+from ..classify.options import SUPERVISED_DEFAULTS, Args, make_args
+from .common import (
+    FastTextCommand,
+    NumberArgsCommand,
+    check_k_threshold,
+    check_output_writable,
+    load_classifier,
+    make_reporter,
+    model_input_k_threshold,
+    stdin_lines,
+    write_stdout,
+)
+
+HELP = {
+    "input": "training file path (fastText format; .gz accepted; - = stdin)",
+    "output": "output file path, without extension (.bin and .vec are written)",
+    "lr": "learning rate",
+    "lrUpdateRate": "change the rate of updates for the learning rate (tokens)",
+    "dim": "size of word vectors",
+    "ws": "size of the context window (unused in supervised mode)",
+    "epoch": "number of epochs",
+    "minCount": "minimal number of word occurrences",
+    "minCountLabel": "minimal number of label occurrences",
+    "neg": "number of negatives sampled (loss ns)",
+    "wordNgrams": "max length of word ngram",
+    "loss": "loss function {auto, softmax, hs, ova, ns, tree}; auto = flat softmax up to "
+            "4,096 labels, a learned tree above (or when -arity is given)",
+    "bucket": "number of buckets for hashed n-grams",
+    "minn": "min length of char ngram",
+    "maxn": "max length of char ngram",
+    "thread": "number of threads (0 = all cores)",
+    "t": "sampling threshold (unused in supervised mode)",
+    "label": "labels prefix",
+    "verbose": "verbosity level: 0 silent, 1 summary, 2 progress",
+    "pretrainedVectors": "pretrained word vectors (.vec) for supervised learning",
+    "saveOutput": "also write the output matrix to OUTPUT.output",
+    "seed": "random generator seed; with -thread 1 training is reproducible",
+    "arity": "tree arity M for hs and tree losses (0 = 2 for hs, 20 for tree)",
+    "treeUpdates": "tree rebuilds (AssignLabels) in the first half of training",
+    "maxDepth": "depth limit of a learned tree: -1 = auto (the least depth that "
+                "holds all labels), 0 = none",
+    "treeGradient": "AssignLabels score: ll (log-likelihood) or plain (J_n gradient)",
+}
+
+
+
+def training_options(defaults):
+    """click options for every Args field, as -name and --name."""
+
+    def decorate(f):
+        for field in reversed(dataclasses.fields(Args)):
+            name = field.name
+            default = getattr(defaults, name)
+            kind = field.type
+            extra = {"is_flag": True} if kind is bool else {"type": kind}
+            if name in ("input", "output"):
+                # no default at all: recent click versions take an explicit
+                # default=None as a value and then do not require the flag
+                extra["required"] = True
+                extra["type"] = str
+            else:
+                extra["default"] = None
+            f = click.option(f"-{name}", f"--{name}", name,
+                             help=HELP[name] + ("" if name in ("input", "output")
+                                                else f" [{default}]"),
+                             **extra)(f)
+        return f
+
+    return decorate
+
+
+
+@click.command(cls=FastTextCommand, context_settings={"show_default": False})
+@training_options(SUPERVISED_DEFAULTS)
+def supervised(**flags):
+    """Train a supervised classifier.
+
+    \b
+    treexc supervised -input train.txt -output model -epoch 25 -wordNgrams 2
+    treexc supervised -input train.txt -output model -loss hs
+    """
+    from ..classify.training import train_supervised
+    from ..io.publish import OutputSet, interrupt_on_signals
+    from ..io.vectors import write_vec
+
+    args = make_args(**flags)
+    bin_path, vec_path, out_path = (args.output + ext for ext in (".bin", ".vec", ".output"))
+    # published together, the .bin last (see publish.py)
+    finals = ([out_path] if args.saveOutput else []) + [vec_path, bin_path]
+    check_output_writable(args.output, finals)
+    outputs = OutputSet(finals)
+    with interrupt_on_signals(), outputs:
+        outputs.remove_stale()
+        model = train_supervised(args, make_reporter(args.verbose))
+        outputs.write(bin_path, model.save_model)
+        outputs.write(vec_path, lambda tmp: write_vec(tmp, model.get_words(),
+                                                      model.word_vectors()))
+        if args.saveOutput:
+            outputs.write(out_path, lambda tmp: write_vec(tmp, output_row_names(model),
+                                                          model.w_out))
+        outputs.publish()
+
+
+
+def output_row_names(model):
+    """Names of the output matrix's rows in ``.output``: the label a row
+    scores where rows are labels (softmax, ova, ns: as fastText), else
+    ``node<n>/<slot>``, the row of one slot of a tree node."""
+    labels = model.get_labels()
+    tree = model.tree
+    if tree is None:
+        return labels
+    slots = tree.children[0]
+    if tree.n_internal == 1 and ((slots >= 0) & (slots < len(labels))).all():  # flat
+        return [labels[c] for c in slots]
+    return [f"node{n}/{j}" for n in range(tree.n_internal) for j in range(tree.arity)]
+
+
+
+@click.command(cls=NumberArgsCommand)
+@model_input_k_threshold(input_default="-")
+def predict(model_path, input_path, k, threshold):
+    """Print the K most likely labels of each line of INPUT, one line of
+    answers per line of input.
+
+    \b
+    INPUT      text, one example per line (.gz accepted; - = stdin, the default)
+    K          labels per line (default 1; -1 = every label)
+    THRESHOLD  leave out labels of probability below it (default 0.0)
+
+    \b
+    treexc predict model.bin test.txt 3
+    treexc predict model.bin test.txt -1 0.1
+    producer | treexc predict model.bin - | consumer
+    """
+    _predict(model_path, input_path, k, threshold, with_prob=False)
+
+
+
+@click.command("predict-prob", cls=NumberArgsCommand)
+@model_input_k_threshold(input_default="-")
+def predict_prob(model_path, input_path, k, threshold):
+    """Like predict, with each label's probability.
+
+    \b
+    INPUT      text, one example per line (.gz accepted; - = stdin, the default)
+    K          labels per line (default 1; -1 = every label)
+    THRESHOLD  leave out labels of probability below it (default 0.0)
+
+    \b
+    producer | treexc predict-prob model.bin - 3 0.1 | consumer
+    """
+    _predict(model_path, input_path, k, threshold, with_prob=True)
+
+
+
+def _predict(model_path, input_path, k, threshold, with_prob):
+    from ..classify.predict import stream_predictions
+
+    check_k_threshold(k, threshold)
+    model = load_classifier(model_path)
+    for chunk in stream_predictions(model, input_path, k, threshold, with_prob):
+        write_stdout(chunk)
+
+
+
+@click.command(cls=NumberArgsCommand)
+@model_input_k_threshold(input_default=None)
+def test(model_path, input_path, k, threshold):
+    """Print N, precision at K and recall at K on a labelled file, as
+    fastText: each line's K most likely labels, less those of probability
+    below THRESHOLD, are its predictions; precision = correct / predicted,
+    recall = correct / true labels, over all lines.
+
+    \b
+    INPUT      labelled text, fastText's format (.gz accepted; - = stdin)
+    K          labels predicted per line (default 1; -1 = every label)
+    THRESHOLD  leave out labels of probability below it (default 0.0)
+
+    \b
+    treexc test model.bin valid.txt
+    treexc test model.bin valid.txt 5
+    zcat valid.txt.gz | treexc test model.bin - 1 0.5
+    """
+    from ..io.textio import read_text
+
+    check_k_threshold(k, threshold)
+    model = load_classifier(model_path)
+    meter = model.evaluate(read_text(input_path), k, threshold)
+    write_stdout(general_metrics(meter, k, "g") + "\n")
+
+
+
+def general_metrics(meter, k, style):
+    return (f"N\t{meter.n_examples}\n"
+            f"P@{k}\t{meter.precision():.3{style}}\n"
+            f"R@{k}\t{meter.recall():.3{style}}")
+
+
+
+@click.command("test-label", cls=NumberArgsCommand)
+@model_input_k_threshold(input_default=None)
+def test_label(model_path, input_path, k, threshold):
+    """Print F1-score, precision and recall of every label, then test's lines.
+
+    \b
+    INPUT      labelled text, fastText's format (.gz accepted; - = stdin)
+    K          labels predicted per line (default 1; -1 = every label)
+    THRESHOLD  leave out labels of probability below it (default 0.0)
+    """
+    from ..io.textio import printable, read_text
+
+    check_k_threshold(k, threshold)
+    model = load_classifier(model_path)
+    meter = model.evaluate(read_text(input_path), k, threshold)
+
+    def metric(name, value):
+        shown = f"{value:.6f}" if math.isfinite(value) else "--------"
+        return f"{name} : {shown}  "
+
+    lines = []
+    for i, label in enumerate(model.get_labels()):
+        lines.append(metric("F1-Score", meter.label_f1(i))
+                     + metric("Precision", meter.label_precision(i))
+                     + metric("Recall", meter.label_recall(i)) + " " + printable(label))
+    lines.append(general_metrics(meter, k, "f"))
+    write_stdout("\n".join(lines) + "\n")
+
+
+
+@click.command("print-word-vectors", cls=NumberArgsCommand)
+@click.argument("model_path", metavar="MODEL")
+def print_word_vectors(model_path):
+    """Print the vector of each word read from stdin."""
+    from ..io.textio import printable, to_str
+    from ..io.vectors import format_vector
+
+    model = load_classifier(model_path)
+    for lines in stdin_lines():
+        out = []
+        for word in lines.split():  # ASCII white space, as fastText's `cin >> word`
+            word = to_str(word)
+            out.append(f"{printable(word)} {format_vector(model.get_word_vector(word))}\n")
+        write_stdout("".join(out))
+
+
+
+@click.command("print-sentence-vectors", cls=NumberArgsCommand)
+@click.argument("model_path", metavar="MODEL")
+def print_sentence_vectors(model_path):
+    """Print the vector of each line read from stdin."""
+    import numpy as np
+
+    from ..io.vectors import format_vector
+
+    model = load_classifier(model_path)
+    for lines in stdin_lines():
+        out = []
+        # split at newlines only: a \r is a separator inside a line for fastText
+        parts = lines.split(b"\n")
+        last = parts.pop()
+        for line in [p + b"\n" for p in parts] + ([last] if last else []):
+            vector = model.sentence_vector(np.frombuffer(line, dtype=np.uint8))
+            out.append(format_vector(vector) + "\n")
+        write_stdout("".join(out))
+
+
+
+@click.command(cls=NumberArgsCommand)
+@click.argument("model_path", metavar="MODEL")
+@click.argument("what", type=click.Choice(["args", "dict", "input", "output"]))
+def dump(model_path, what):
+    """Print the model's options, dictionary, or input/output matrix."""
+    from ..io.textio import printable
+
+    model = load_classifier(model_path)
+    lines = []
+
+    def write(line):  # a block of lines at a time: one write call per block
+        lines.append(line)
+        if len(lines) >= 4096:
+            write_stdout("".join(lines), flush=False)
+            lines.clear()
+
+    if what == "args":
+        for name, value in dataclasses.asdict(model.args).items():
+            write(printable(f"{name} {value}") + "\n")
+    elif what == "dict":
+        d = model.dictionary
+        write(f"{len(d.entry_off)}\n")
+        for i in range(len(d.entry_off)):
+            # control characters escaped: an entry cannot break the one-entry lines
+            write(f"{printable(d.entry(i))} {d.counts[i]} "
+                  f"{'word' if i < d.nwords else 'label'}\n")
+    else:
+        matrix = model.w_in if what == "input" else model.w_out
+        write(f"{matrix.shape[0]} {matrix.shape[1]}\n")
+        for row in matrix:
+            # fastText prints matrices with C++'s default precision, 6 digits
+            write(" ".join(f"{x:.6g}" for x in row.tolist()) + "\n")
+    write_stdout("".join(lines))
+
+
+
+COMMANDS = (supervised, predict, predict_prob, test, test_label, print_word_vectors,
+            print_sentence_vectors, dump)

@@ -1,0 +1,241 @@
+"""What every command shares: fastText-style argument parsing, one-line
+errors, writing answers to standard output, output checks, reporters."""
+
+import difflib
+import errno
+import io
+import math
+import os
+import sys
+
+import click
+
+from ..errors import TreexcError
+
+
+class NumberArgsCommand(click.Command):
+    """Negative numbers are positional arguments, not options: fastText's
+    ``predict model.bin file -1`` asks for every label."""
+
+    def parse_args(self, ctx, args):
+        for i, arg in enumerate(args):
+            if arg == "--":
+                break
+            if arg.startswith("-") and is_number(arg):
+                before = args[i - 1] if i else ""  # an option's value follows it
+                after_option = before.startswith("-") and before != "-" \
+                    and not is_number(before)
+                if not after_option and all(is_number(a) or not a.startswith("-")
+                                            for a in args[i:]):
+                    args = [*args[:i], "--", *args[i:]]
+                break
+        return super().parse_args(ctx, args)
+
+
+
+def interrupted(e):
+    try:
+        click.echo("treexc: interrupted", err=True)
+    except (OSError, ValueError):
+        pass  # SIGHUP: the terminal may be gone
+    sys.exit(128 + getattr(e, "signum", 2))
+
+
+
+class FastTextCommand(click.Command):
+    """A command with fastText's single-dash long flags: an unknown one is
+    named whole (click alone would complain about its first letter)."""
+
+    def parse_args(self, ctx, args):
+        known = {name for param in self.get_params(ctx) for name in getattr(param, "opts", [])}
+        for arg in args:
+            if arg == "--":
+                break
+            name = arg.split("=", 1)[0]
+            if (name.startswith("-") and len(name) > 2 and name not in known
+                    and not is_number(name)):
+                close = difflib.get_close_matches(name, sorted(known), n=1)
+                hint = f" (did you mean {close[0]}?)" if close else ""
+                raise click.UsageError(f"unknown option {name}{hint}", ctx)
+        return super().parse_args(ctx, args)
+
+
+
+def is_number(text):
+    try:
+        float(text)
+        return True
+    except ValueError:
+        return False
+
+
+
+def fail(message):
+    try:
+        if sys.stdout is not None:
+            sys.stdout.flush()  # the answers before the error line
+    except (OSError, ValueError):
+        silence_stdout()
+    click.echo(f"treexc: {message}", err=True)
+    sys.exit(1)
+
+
+
+def silence_stdout():
+    """Point standard output at /dev/null, so that the flush at exit of what
+    could not be written does not fail again (and print a traceback)."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+    except OSError:
+        return
+    try:
+        os.dup2(devnull, sys.stdout.fileno())
+    except (AttributeError, OSError, ValueError):
+        pass
+    finally:
+        os.close(devnull)
+
+
+
+def tolerant_stdout():
+    """Tokens with invalid UTF-8 are ``str`` with lone surrogates
+    (``textio.to_str``): standard output writes them back as their bytes.
+    Started with standard output closed (``>&-``), Python has none at all:
+    a stand-in makes any write fail with one line, not an AttributeError."""
+    if sys.stdout is None:
+        sys.stdout = ClosedStdout()
+    try:
+        sys.stdout.reconfigure(errors="surrogateescape")
+    except (AttributeError, ValueError):
+        pass
+
+
+
+class ClosedStdout(io.TextIOBase):
+    """Standard output when there is none: writes fail, flushes do nothing."""
+
+    def writable(self):
+        return True
+
+    def write(self, data):
+        raise OSError(errno.EBADF, "standard output is closed")
+
+    def fileno(self):
+        raise OSError(errno.EBADF, "standard output is closed")
+
+    @property
+    def buffer(self):
+        return self
+
+
+
+def write_stdout(data, flush=True):
+    """Write answer bytes (or text) to standard output.  A write that fails
+    (a full disk, /dev/full, a descriptor not open for writing) becomes one
+    ``TreexcError``; a reader that went away stays ``BrokenPipeError``, a
+    quiet exit."""
+    out = sys.stdout
+    if out is None or isinstance(out, ClosedStdout):  # started with `>&-`
+        raise TreexcError("standard output is closed: nowhere to write the answers")
+    if isinstance(data, str):
+        from ..io.textio import to_bytes
+        data = to_bytes(data)
+    try:
+        out.flush()
+        buffer = getattr(out, "buffer", None)
+        if buffer is None:  # a text-only stream put in place by an embedding program
+            from ..io.textio import to_str
+            out.write(to_str(data))
+            buffer = out
+        else:
+            # a write cut short (a file size limit) returns what it wrote
+            # instead of failing: the next write of the rest reports why;
+            # an empty write is a write(2) of 0 bytes, which /dev/full refuses
+            rest = memoryview(data)
+            while rest:
+                rest = rest[buffer.write(rest):]
+        if flush:
+            buffer.flush()
+    except BrokenPipeError:
+        raise
+    except (OSError, ValueError) as e:
+        silence_stdout()
+        raise TreexcError(f"standard output: cannot write: "
+                          f"{getattr(e, 'strerror', None) or e}") from None
+
+
+
+def flush_stdout():
+    if sys.stdout is not None and not isinstance(sys.stdout, ClosedStdout):
+        write_stdout(b"")
+
+
+
+def check_output_writable(output, finals=(), flag="-output"):
+    """Refuse before training an output that could not be published: a
+    missing or read-only folder, a folder where a file of ``finals`` goes."""
+    if not output:
+        raise TreexcError(f"{flag}: the file name must not be empty")
+    folder = os.path.dirname(os.path.abspath(output)) or "."
+    if not os.path.isdir(folder):
+        why = "is not a folder" if os.path.exists(folder) else "does not exist"
+        raise TreexcError(f"{flag} {output}: folder {folder} {why}")
+    if not os.access(folder, os.W_OK):
+        raise TreexcError(f"{flag} {output}: folder {folder} is not writable")
+    for final in finals:
+        if os.path.isdir(final):
+            raise TreexcError(f"{flag} {output}: {final} is a folder "
+                              "(remove it or choose another name)")
+
+
+
+def make_reporter(verbose):
+    from .. import runtime as progress
+
+    if verbose < 1:
+        return None
+    if verbose == 1:
+        return progress.SummaryReporter(sys.stderr)
+    if sys.stderr.isatty():
+        return progress.RichReporter()
+    return progress.LineReporter(sys.stderr)
+
+
+
+def check_k_threshold(k, threshold):
+    if k < 1 and k != -1:  # -1: all labels, as fastText
+        raise TreexcError(f"k {k}: must be >= 1, or -1 for all labels")
+    if not 0.0 <= threshold <= 1.0 or math.isnan(threshold):
+        raise TreexcError(f"threshold {threshold}: must be between 0 and 1")
+
+
+
+def load_classifier(path):
+    from ..classify.model import load_model
+    return load_model(path)
+
+
+
+def model_input_k_threshold(input_default):
+    """fastText's positional arguments: MODEL INPUT [K] [THRESHOLD]."""
+
+    def decorate(f):
+        f = click.argument("threshold", type=float, default=0.0)(f)
+        f = click.argument("k", type=int, default=1)(f)
+        optional = {} if input_default is None else {"default": input_default}
+        f = click.argument("input_path", metavar="INPUT", **optional)(f)
+        return click.argument("model_path", metavar="MODEL")(f)
+
+    return decorate
+
+
+
+def stdin_lines():
+    """Standard input in pieces of whole lines (bytes; the last piece may
+    lack its newline), as they arrive: a typed line is answered at once.
+    Gzip is recognised by its magic bytes; any byte is read as it is."""
+    from ..io.textio import read_line_chunks
+
+    for _, piece in read_line_chunks("-"):
+        yield piece
+
