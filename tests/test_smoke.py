@@ -66,3 +66,11 @@ def test_warm_cache_loads_say_nothing_and_answer_alike(tmp_path):
     assert "__label__" in answer
     unpatched, _ = python(code, TREEXC_NUMBA_PATCH="0")
     assert unpatched.splitlines() == [answer, "False"]
+
+
+def test_help_imports_neither_numpy_nor_numba():
+    # `treexc --help`, `-version` and usage errors stay instant: numpy and
+    # Numba are imported by the commands that compute, not by the CLI's modules
+    out, _ = python("import sys\nfrom treexc.cli import main\n"
+                    "print(sorted({m.split('.')[0] for m in sys.modules} & {'numpy', 'numba'}))\n")
+    assert out.strip() == "[]"

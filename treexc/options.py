@@ -3,9 +3,9 @@ built from keyword flags, and the range checks every saved option passes."""
 
 import dataclasses
 import math
+import os
 
 from .errors import TreexcError
-from .runtime import default_threads
 
 
 def options_from_flags(cls, flags):
@@ -40,3 +40,7 @@ def check_number_ranges(options, wide=("seed",)):
         elif type(value) is float and not (math.isfinite(value) and abs(value) < 2 ** 63):
             bad_option(field.name, value, "must be a finite number below 2^63")
 
+
+def default_threads():
+    return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
+               else (os.cpu_count() or 1))

@@ -5,7 +5,6 @@ one), and the checks for a run that diverged."""
 
 import contextlib
 import ctypes
-import os
 import re
 import threading
 import time
@@ -131,7 +130,6 @@ class Progress:
     eta_seconds: float
 
 
-
 class SilentReporter:
     def info(self, message):
         pass
@@ -149,12 +147,10 @@ class SilentReporter:
         """Other output follows (a live bar steps aside)."""
 
 
-
 def diverged_message(epoch, epochs, lr, why="NaN or infinite values"):
     """fastText says "Encountered NaN."; this also says what to change."""
     return (f"training diverged ({why}) at epoch {epoch:.2f} of {epochs:g}; "
             f"lower -lr (now {lr:g})")
-
 
 
 def check_weights_in_range(named_weights, epochs, lr):
@@ -169,7 +165,6 @@ def check_weights_in_range(named_weights, epochs, lr):
         except ValueError:
             raise TreexcError(diverged_message(
                 epochs, epochs, lr, f"weights beyond {modelfile.MAX_WEIGHT:g}")) from None
-
 
 
 def run_workers(n_threads, work, control, poll, interval=0.1):
@@ -230,7 +225,6 @@ def _openblas():
     return None
 
 
-
 @contextlib.contextmanager
 def blas_threads(n):
     """Run the block with BLAS limited to ``n`` threads (when it is OpenBLAS):
@@ -248,8 +242,4 @@ def blas_threads(n):
     finally:
         set_n(before)
 
-
-def default_threads():
-    return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
-               else (os.cpu_count() or 1))
 

@@ -9,8 +9,12 @@ pass them as ``-wordNgrams`` on the command line and as
 import dataclasses
 from dataclasses import dataclass
 
-from ..options import bad_option, check_number_ranges, options_from_flags
-from ..runtime import default_threads
+from ..options import (
+    bad_option,
+    check_number_ranges,
+    default_threads,
+    options_from_flags,
+)
 
 LOSSES = ("auto", "softmax", "hs", "ova", "ns", "tree")
 

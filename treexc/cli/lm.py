@@ -169,7 +169,7 @@ def test_lm(model_path, input_path, thread):
     """
     from ..lm.model import load_lm
     from ..lm.training import perplexity
-    from ..runtime import default_threads
+    from ..options import default_threads
 
     model = load_lm(model_path)
     ppl, n = perplexity(model, input_path, thread or default_threads())
