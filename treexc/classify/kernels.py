@@ -18,15 +18,8 @@ LOSS_NS is negative sampling over labels.  Shapes: ``w_in`` (rows, dim),
 import numpy as np
 from numba import njit
 
-from ..loss.kernels import (
-    LOSS_NS,
-    LOSS_OVA,
-    axpy,
-    dot,
-    node_probabilities,
-    safe_log,
-    sigmoid,
-)
+from ..loss.kernels import LOSS_NS, LOSS_OVA, axpy, dot, safe_log, sigmoid
+from ..loss.tree_softmax import path_gradient
 
 # ``control[0]``: 0 run, STOP stop (Ctrl-C, an error elsewhere), DIVERGED a
 # worker met a NaN or infinite value (the caller reports it and saves nothing)
@@ -65,39 +58,6 @@ def binary_logistic(w_out, row, hidden, grad, positive, lr):
     axpy(alpha, w_out[row], grad)
     axpy(alpha, hidden, w_out[row])
     return -safe_log(p if positive else 1.0 - p)
-
-
-@njit(cache=True, nogil=True, fastmath=True)
-def tree_step(w_out, children, path_off, path_node, path_slot, target, hidden, grad,
-              probs, lr, thread, collect, stats_p, stats_n):
-    """Softmax at each node on ``target``'s path; returns the loss.  With
-    ``collect``, adds each node's child distribution to this thread's
-    statistics at that path position (see ``treelearn_kernels``)."""
-    arity = children.shape[1]
-    loss = 0.0
-    for p in range(path_off[target], path_off[target + 1]):
-        n = path_node[p]
-        slot = path_slot[p]
-        base = n * arity
-        present = node_probabilities(w_out, children, n, hidden, probs)
-        loss -= safe_log(probs[slot])
-        if present == 1:
-            pass  # nothing to learn at a one-child node
-        elif arity == 2 and children[n, 0] >= 0 and children[n, 1] >= 0:
-            alpha = np.float32(lr * ((1.0 if slot == 1 else 0.0) - probs[1]))
-            axpy(alpha, w_out[base], grad)
-            axpy(alpha, hidden, w_out[base])
-        else:
-            for j in range(arity):
-                if children[n, j] >= 0:
-                    alpha = np.float32(lr * ((1.0 if j == slot else 0.0) - probs[j]))
-                    axpy(alpha, w_out[base + j], grad)
-                    axpy(alpha, hidden, w_out[base + j])
-        if collect:
-            for j in range(arity):
-                stats_p[thread, p, j] += probs[j]
-            stats_n[thread, p] += 1.0
-    return loss
 
 
 @njit(cache=True, nogil=True)
@@ -182,9 +142,10 @@ def train_thread(thread, feat_off, feats, label_off, labels, ntokens,
                                 other = sample_negative(neg_cdf, rng_state, thread)
                             loss += binary_logistic(w_out, other, hidden, grad, False, lr)
                 else:
-                    loss += tree_step(w_out, children, path_off, path_node, path_slot,
-                                      target, hidden, grad, probs, lr, thread, collect,
-                                      stats_p, stats_n)
+                    # SGD in place on the path's rows (loss.tree_softmax)
+                    loss = path_gradient(w_out, children, path_off, path_node, path_slot,
+                                         target, hidden, -lr, grad, w_out, probs, loss,
+                                         collect, stats_p[thread], stats_n[thread])
             if not all_finite(grad):
                 control[0] = DIVERGED
                 break

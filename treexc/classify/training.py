@@ -175,7 +175,8 @@ class Session:
         if collect:
             stats_p, stats_n = self.learner.stats_p, self.learner.stats_n
         else:
-            stats_p, stats_n = np.zeros((1, 1, 1)), np.zeros((1, 1))
+            # one (unused) slot per thread: the kernel takes its thread's slice
+            stats_p, stats_n = np.zeros((self.n_threads, 1, 1)), np.zeros((self.n_threads, 1))
         tree_arrays = (m.children,) + ((m.tree.path_off, m.tree.path_node, m.tree.path_slot)
                                        if m.tree is not None else
                                        (np.zeros(1, np.int64), np.zeros(0, np.int32),

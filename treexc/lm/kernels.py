@@ -19,7 +19,12 @@ Shapes (``d`` = dimension, ``T`` = context size, ``B`` = batch size,
 import numpy as np
 from numba import njit
 
-from ..loss.kernels import node_probabilities
+from ..loss.tree_softmax import (
+    path_gradient,
+    path_log_prob,
+    path_statistics,
+    tree_all_log_probs,  # noqa: F401 (lm.model calls it as kern.tree_all_log_probs)
+)
 
 # -- contexts --------------------------------------------------------------------
 
@@ -138,21 +143,6 @@ def adagrad_flat_chunk(U, acc, g_out, r0, r1, gU, flags, lr, eps):
 # -- flat softmax helpers --------------------------------------------------------
 
 @njit(cache=True, nogil=True, fastmath=True, error_model="numpy")
-def row_max_subtract(S, n_rows, targets, target_logit):
-    """``S[i] -= max(S[i])`` for the first ``n_rows`` rows; keeps the target's
-    shifted logit in ``target_logit[i]``."""
-    cols = S.shape[1]
-    for i in range(n_rows):
-        row = S[i]
-        m = row[0]
-        for j in range(1, cols):
-            m = max(m, row[j])
-        for j in range(cols):
-            row[j] -= m
-        target_logit[i] = row[targets[i]]
-
-
-@njit(cache=True, nogil=True, fastmath=True, error_model="numpy")
 def flat_targets_grad(U, targets, n_pos, r_aug, dr, inv_b, gU, flags):
     """The one-hot part of the flat softmax gradient: ``dr[i] -= U[t_i] / B``
     and ``gU[t_i] -= r_aug[i] / B`` (rows flagged for ``adagrad_flat_chunk``)."""
@@ -185,63 +175,31 @@ def scatter_context_grad_flat(ctx, n_pos, context, dE, gU):
                 g[j] += dE[i, base + j]
 
 
-# -- tree softmax ----------------------------------------------------------------
+# -- tree softmax (a batch at a time; the path kernels are loss.tree_softmax's) --
 
 @njit(cache=True, nogil=True, fastmath=True, error_model="numpy")
 def tree_batch_grad(r_aug, targets, n_pos, W, children, path_off, path_node, path_slot,
                     scale, dr, gW, node_flags, touched, n_touched, probs,
                     collect, stats_p, stats_n):
-    """Loss and gradients of the tree softmax for a batch.
-
-    For each row ``i`` and each node on the path of ``targets[i]``: the
-    node's child distribution ``p`` (softmax of ``W[n*M + j] . r_aug[i]``;
-    sigmoid of one row for binary nodes, as ``hs``), gradient
-    ``scale * (p - onehot(slot))`` added to ``dr[i]`` (through ``W``) and
-    to ``gW`` (through ``r_aug[i]``).  Nodes seen for the first time go on
-    ``touched``.  With ``collect``, ``stats_p[q, :] += p`` and
-    ``stats_n[q] += 1`` where ``q`` is the path position (an index into
-    ``path_node``): AssignLabels' statistics, see ``treelearn``.
+    """Loss and gradients of the tree softmax for a batch, accumulated for
+    Adagrad: ``path_gradient`` with ``coef = scale`` adds to ``dr[i]``
+    (through ``W``) and to ``gW`` (through ``r_aug[i]``).  Nodes on the
+    paths seen for the first time go on ``touched`` (their rows get the
+    Adagrad step).  With ``collect``, AssignLabels' statistics too.
 
     Returns ``(loss sum, n_touched)``.
     """
-    arity = children.shape[1]
-    cols = W.shape[1]
     loss = 0.0
     for i in range(n_pos):
         target = targets[i]
-        h = r_aug[i]
-        g_h = dr[i]
-        for p in range(path_off[target], path_off[target + 1]):
-            n = path_node[p]
-            slot = path_slot[p]
-            base = n * arity
-            node_probabilities(W, children, n, h, probs)
-            loss -= np.log(max(probs[slot], 1e-30))
+        for q in range(path_off[target], path_off[target + 1]):
+            n = path_node[q]
             if node_flags[n] == 0:
                 node_flags[n] = 1
                 touched[n_touched] = n
                 n_touched += 1
-            if arity == 2 and children[n, 0] >= 0 and children[n, 1] >= 0:
-                alpha = np.float32(scale * (probs[1] - (1.0 if slot == 1 else 0.0)))
-                w = W[base]
-                g = gW[base]
-                for c in range(cols):
-                    g_h[c] += alpha * w[c]
-                    g[c] += alpha * h[c]
-            else:
-                for j in range(arity):
-                    if children[n, j] < 0:
-                        continue
-                    alpha = np.float32(scale * (probs[j] - (1.0 if j == slot else 0.0)))
-                    w = W[base + j]
-                    g = gW[base + j]
-                    for c in range(cols):
-                        g_h[c] += alpha * w[c]
-                        g[c] += alpha * h[c]
-            if collect:
-                for j in range(arity):
-                    stats_p[p, j] += probs[j]
-                stats_n[p] += 1.0
+        loss = path_gradient(W, children, path_off, path_node, path_slot, target, r_aug[i],
+                             scale, dr[i], gW, probs, loss, collect, stats_p, stats_n)
     return loss, n_touched
 
 
@@ -250,46 +208,15 @@ def tree_log_probs(r_aug, targets, n_pos, W, children, path_off, path_node, path
                    probs, out):
     """``out[i] = log p(targets[i] | r_aug[i])`` under the tree."""
     for i in range(n_pos):
-        target = targets[i]
-        s = 0.0
-        for p in range(path_off[target], path_off[target + 1]):
-            node_probabilities(W, children, path_node[p], r_aug[i], probs)
-            s += np.log(max(probs[path_slot[p]], 1e-300))
-        out[i] = s
+        out[i] = path_log_prob(W, children, path_off, path_node, path_slot, targets[i],
+                               r_aug[i], probs)
 
 
 @njit(cache=True, nogil=True, fastmath=True, error_model="numpy")
 def tree_collect(r_aug, targets, n_pos, W, children, path_off, path_node, path_slot,
                  probs, stats_p, stats_n):
-    """AssignLabels' statistics (see ``tree_batch_grad``) without training:
-    for ``dump-tree``'s node measures on a data file."""
-    arity = children.shape[1]
+    """AssignLabels' statistics of a batch without training: for
+    ``dump-tree``'s node measures on a data file."""
     for i in range(n_pos):
-        target = targets[i]
-        for p in range(path_off[target], path_off[target + 1]):
-            node_probabilities(W, children, path_node[p], r_aug[i], probs)
-            for j in range(arity):
-                stats_p[p, j] += probs[j]
-            stats_n[p] += 1.0
-
-
-@njit(cache=True, nogil=True, fastmath=True, error_model="numpy")
-def tree_all_log_probs(r_aug, W, children, n_labels, out):
-    """Log-probability of every leaf for one hidden vector (``out`` (K,)),
-    by a walk over the whole tree: for tests and small vocabularies."""
-    arity = children.shape[1]
-    n_internal = children.shape[0]
-    node_score = np.zeros(n_internal, dtype=np.float64)
-    probs = np.empty(max(arity, 2), dtype=np.float64)
-    # nodes are breadth-first: a parent is always scored before its children
-    for n in range(n_internal):
-        node_probabilities(W, children, n, r_aug, probs)
-        for j in range(arity):
-            c = children[n, j]
-            if c < 0:
-                continue
-            s = node_score[n] + np.log(max(probs[j], 1e-300))
-            if c < n_labels:
-                out[c] = s
-            else:
-                node_score[c - n_labels] = s
+        path_statistics(W, children, path_off, path_node, targets[i], r_aug[i], probs,
+                        stats_p, stats_n)
