@@ -14,13 +14,9 @@ from treexc.lm.model import load_lm
 from treexc.lm.options import make_lm_args
 from treexc.lm.training import perplexity, train_lm
 from treexc.text.vocab import build_vocab
-from treexc.trees.builders import (
-    cluster_tree,
-    greedy_fill,
-    move_leaf_rows,
-    random_tree,
-    remap_rows,
-)
+from treexc.trees.builders import random_tree
+from treexc.trees.cluster import cluster_tree, greedy_fill
+from treexc.trees.learner import move_leaf_rows, remap_rows
 
 WORDS = "the cat dog sat ran on a mat log and".split()
 

@@ -9,7 +9,8 @@ import pytest
 import treexc
 from treexc.classify.predict_kernels import predict_lines
 from treexc.loss.kernels import LOSS_OVA, LOSS_TREE
-from treexc.trees.tree import flat_tree, huffman_tree, random_balanced_tree
+from treexc.trees.builders import flat_tree, huffman_tree
+from treexc.trees.builders import random_tree as random_balanced_tree
 
 TOL = 1e-4  # float32 dot products in the kernel, float64 here
 

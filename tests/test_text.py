@@ -21,7 +21,7 @@ from treexc.classify.options import make_args
 from treexc.text import kernels as tk
 from treexc.text import table
 from treexc.text.dictionary import build_dictionary
-from treexc.trees.tree import flat_tree
+from treexc.trees.builders import flat_tree
 
 try:
     import fasttext

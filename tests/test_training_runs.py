@@ -487,7 +487,7 @@ def test_signal_inside_a_kernel_call_is_an_interruption(lm_text, tmp_path, monke
     # a signal handled while the main thread runs a kernel (the LM's tree
     # rebuild) reaches Python as SystemError("... returned a result with an
     # exception set") caused by the handler's exception: it was a traceback
-    import treexc.lm.training
+    import treexc.trees.learner
     from treexc.io.publish import Interrupted
 
     def rebuild_hit_by_sigterm(*args, **kwargs):
@@ -500,7 +500,8 @@ def test_signal_inside_a_kernel_call_is_an_interruption(lm_text, tmp_path, monke
             raise SystemError("CPUDispatcher(rebuild_tree) returned a result with an "
                               "exception set") from inner
 
-    monkeypatch.setattr(treexc.lm.training, "assign_labels", rebuild_hit_by_sigterm)
+    # where the LM's TreeLearner gets it
+    monkeypatch.setattr(treexc.trees.learner, "assign_labels", rebuild_hit_by_sigterm)
     (tmp_path / "lm.bin").write_bytes(OLD[".bin"])
     result = run(["lm", "-input", lm_text, "-output", tmp_path / "lm", "-dim", "8",
                   "-epoch", "1", "-minCount", "1", "-thread", "1", "-verbose", "0"])

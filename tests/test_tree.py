@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 from treexc.errors import TreexcError
-from treexc.trees.tree import Tree, flat_tree, huffman_tree, random_balanced_tree
+from treexc.trees.builders import flat_tree, huffman_tree, random_tree
+from treexc.trees.tree import Tree
 
 
 def fasttext_codes(counts):
@@ -207,9 +208,9 @@ def test_flat_tree():
     (1, 2, 1), (2, 2, 1), (5, 2, 3), (8, 2, 3), (10, 3, 3), (27, 3, 3),
     (100, 10, 2), (100, 5, 4), (3, 2, 3), (50, 8, 2),
 ])
-def test_random_balanced_tree(n_labels, arity, depth):
+def test_random_tree(n_labels, arity, depth):
     rng = np.random.default_rng(n_labels * 100 + arity)
-    tree = random_balanced_tree(n_labels, arity, depth, rng)
+    tree = random_tree(n_labels, arity, depth, rng)
     check_well_formed(tree, n_labels, arity)
     assert (tree.depths() == depth).all()
     # each node's subtrees hold the same number of labels, give or take one
@@ -228,15 +229,15 @@ def test_random_balanced_tree(n_labels, arity, depth):
         assert max(sizes) - min(sizes) <= 1
 
 
-def test_random_balanced_tree_too_shallow():
+def test_random_tree_too_shallow():
     with pytest.raises(TreexcError, match="holds 8 leaves"):
-        random_balanced_tree(9, 2, 3, np.random.default_rng(0))
+        random_tree(9, 2, 3, np.random.default_rng(0))
 
 
-def test_random_balanced_tree_depends_on_the_generator():
-    a = random_balanced_tree(30, 3, 4, np.random.default_rng(1)).children
-    b = random_balanced_tree(30, 3, 4, np.random.default_rng(1)).children
-    c = random_balanced_tree(30, 3, 4, np.random.default_rng(2)).children
+def test_random_tree_depends_on_the_generator():
+    a = random_tree(30, 3, 4, np.random.default_rng(1)).children
+    b = random_tree(30, 3, 4, np.random.default_rng(1)).children
+    c = random_tree(30, 3, 4, np.random.default_rng(2)).children
     np.testing.assert_array_equal(a, b)
     assert not np.array_equal(a, c)
 

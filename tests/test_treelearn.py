@@ -9,9 +9,10 @@ from hypothesis import strategies as st
 
 from treexc.classify.options import make_args
 from treexc.classify.training import train_supervised
-from treexc.trees.learner import TreeLearner, assign_labels, spread_tree
+from treexc.trees.builders import huffman_tree, spread_tree
+from treexc.trees.learner import TreeLearner, assign_labels
 from treexc.trees.stats import measure_nodes, node_measures
-from treexc.trees.tree import Tree, huffman_tree
+from treexc.trees.tree import Tree
 
 # -- J_n, alpha_n, beta_n ------------------------------------------------------
 
@@ -147,7 +148,7 @@ def test_rebuild_keeps_weights_of_nodes_that_stay():
     tree = spread_tree(30, 3, 4)
     learner = TreeLearner(tree, n_threads=2, max_depth=4)
     w_out = np.random.default_rng(0).random((tree.n_internal * 3, 5)).astype(np.float32)
-    new_w = learner.rebuild(w_out)  # no statistics: nothing moves
+    new_w, = learner.rebuild(w_out)  # no statistics: nothing moves
     assert learner.tree.n_internal == tree.n_internal
     assert np.array_equal(learner.tree.children, tree.children)
     assert np.array_equal(new_w, w_out)

@@ -18,6 +18,7 @@ import os
 import resource
 
 from .errors import TreexcError
+from .trees.capacity import balanced_internal_nodes, min_internal_nodes
 
 
 def available_bytes():
@@ -96,14 +97,6 @@ def check(parts, available=None):
                       f"{format_bytes(available)} are available: lower {'/'.join(flags)}")
 
 
-def min_internal_nodes(n_labels, arity):
-    """The fewest internal nodes an ``arity``-ary tree over ``n_labels``
-    leaves can have (each holds at most ``arity`` children)."""
-    if n_labels <= 1:
-        return 1
-    return max(1, -(-(n_labels - 1) // (arity - 1)))
-
-
 # -- treexc supervised ----------------------------------------------------------
 
 def supervised_parts(args, n_words=0, n_labels=1):
@@ -131,25 +124,20 @@ def supervised_parts(args, n_words=0, n_labels=1):
     parts.append(("per-thread buffers", threads * (2 * dim * f32 + max(arity, 2) * 8 + n_labels),
                   "-thread/-arity"))
     if args.loss == "tree" and args.treeUpdates > 0:
-        # AssignLabels' statistics: per thread, per path position (at least
-        # one per label), one float32 per child slot; a rebuild makes a new
-        # output matrix before dropping the old one
-        parts.append(("tree statistics", threads * n_labels * (arity + 1) * f32,
+        # AssignLabels' statistics: per thread and the rebuild's carried copy,
+        # per path position (at least one per label), one float32 per child
+        # slot; a rebuild makes a new output matrix before dropping the old one
+        parts.append(("tree statistics", (threads + 1) * n_labels * (arity + 1) * f32,
                       "-arity/-thread/-treeUpdates"))
         parts.append(("tree rebuild", out_rows * dim * f32, "-dim/-arity"))
+    if getattr(args, "tree", "") == "cluster":  # the label vectors' run
+        parts.append(("clustering run", (n_words + args.bucket) * dim * f32, "-dim/-bucket"))
     # saving: the words' vectors for the .vec, computed whole
     parts.append(("word vectors", n_words * dim * f32, "-dim/-minCount"))
     return parts
 
 
 # -- treexc lm ---------------------------------------------------------------
-
-def lm_tree_internal_nodes(vocab, arity, depth):
-    """Internal nodes of a tree with every leaf at ``depth``, packed full
-    (``random_balanced_tree``): ``sum over levels of ceil(V / M^l)``, at
-    least one per level."""
-    return sum(-(-max(vocab, 1) // arity ** level) for level in range(1, depth + 1))
-
 
 def lm_parts(args, vocab=1, arity=2):
     """The large arrays of ``treexc lm``: weights with their Adagrad
@@ -164,7 +152,7 @@ def lm_parts(args, vocab=1, arity=2):
     parts = [("word embeddings", vocab * cols * f32 * copies, "-dim/-minCount/-thread"),
              ("context matrices", args.context * d * d * f32 * 2, "-dim/-context")]
     if tree:
-        internal = lm_tree_internal_nodes(vocab, arity, args.depth)
+        internal = balanced_internal_nodes(vocab, arity, args.depth)
         rows = internal * arity
         parts.append(("tree weights", rows * (d + 1) * f32 * copies,
                       "-arity/-dim/-thread"))

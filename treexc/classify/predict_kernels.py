@@ -1,6 +1,7 @@
-"""Numba kernel of prediction: each line's hidden vector, then its exact
-top-k labels (``loss.topk``).  All scratch space is allocated per call, so
-concurrent calls are safe."""
+"""Numba kernels of inference: each line's hidden vector, then its exact
+top-k labels (``loss.topk``), or its labels' mean hidden vectors (for a
+clustering tree).  All scratch space is allocated per call, so concurrent
+calls are safe."""
 
 import numpy as np
 from numba import njit
@@ -55,3 +56,21 @@ def predict_lines(feat_off, feats, w_in, w_out, loss_kind, children, n_labels, k
             size = sigmoid_top_k(w_out, hidden, k, log_threshold, heap_score, heap_label)
         sort_heap(heap_score, heap_label, size, out_score[line], out_label[line])
         out_count[line] = size
+
+
+@njit(cache=True, nogil=True, fastmath=True)
+def label_centroids(feat_off, feats, label_off, labels, w_in, sums, counts):
+    """``sums[c]`` += the hidden vector of every line (with features) that
+    has label ``c``, ``counts[c]`` += 1: label vectors for a clustering
+    tree."""
+    hidden = np.zeros(w_in.shape[1], dtype=np.float32)
+    for line in range(len(feat_off) - 1):
+        f0, f1 = feat_off[line], feat_off[line + 1]
+        if f1 == f0:
+            continue
+        hidden_vector(w_in, feats, f0, f1, hidden)
+        for k in range(label_off[line], label_off[line + 1]):
+            c = labels[k]
+            counts[c] += 1
+            for i in range(len(hidden)):
+                sums[c, i] += hidden[i]

@@ -8,6 +8,7 @@ every worker has stopped: that is where a learned tree may be rebuilt
 """
 
 import time
+from dataclasses import replace
 
 import numpy as np
 
@@ -23,10 +24,12 @@ from ..runtime import (
     run_workers,
 )
 from ..text.dictionary import build_dictionary
-from ..trees.learner import TreeLearner, spread_tree
-from ..trees.tree import flat_tree, huffman_tree
+from ..trees.builders import build_tree, fit_depth
+from ..trees.capacity import CLASSIFIER_FLAGS
+from ..trees.learner import TreeLearner
 from . import kernels as kern
 from .model import Model
+from .predict_kernels import label_centroids
 
 
 def train_supervised(args, reporter=None, initial_tree=None):
@@ -59,8 +62,11 @@ def train_supervised(args, reporter=None, initial_tree=None):
         for word, row in zip(words, vectors):
             w_in[dictionary.word_id(word)] = row
     if args.loss == "tree" and args.maxDepth == -1:
-        args.maxDepth = auto_depth(dictionary.nlabels, args.arity)
-    tree = initial_tree or make_initial_tree(args, dictionary.label_counts)
+        args.maxDepth = fit_depth(dictionary.nlabels, args.arity)
+    vectors = None
+    if initial_tree is None and tree_name(args) == "cluster":
+        vectors = label_vectors(args, dictionary, corpus, w_in, reporter)
+    tree = initial_tree or make_initial_tree(args, dictionary.label_counts, vectors)
     rows = tree.n_internal * tree.arity if tree is not None else dictionary.nlabels
     w_out = np.zeros((rows, args.dim), dtype=np.float32)
     model = Model(args, dictionary, tree, w_in, w_out)
@@ -78,30 +84,60 @@ def init_input_matrix(rows, dim, seed):
     return w
 
 
-def auto_depth(n_labels, arity):
-    """The least depth whose complete tree holds every label.  On
-    gutenberg_books and wn_hypernym (docs/trees.md) this tight limit trained
-    better learned trees than no limit, whose greedy grew deep, lopsided
-    trees."""
-    depth = 1
-    while arity ** depth < n_labels:
-        depth += 1
-    return depth
+def tree_name(args):
+    """The tree the user asked for (``-tree``), "" for the loss's usual one."""
+    return getattr(args, "tree", "")  # the field is new: older Args lack it
 
 
-def make_initial_tree(args, label_counts):
-    """Flat for softmax, Huffman for hs, and for a learned tree the M-ary
-    Huffman tree; under a depth limit (the default), which the Huffman tree
-    usually exceeds, the labels dealt out evenly within it, as AssignLabels
-    does without statistics (it also measured slightly better than starting
-    from Huffman: gutenberg_books 0.131 vs 0.129, wn_hypernym 0.298 vs 0.292)."""
+def tree_depth(args, n_labels):
+    """Depth of a random or clustering tree: ``-maxDepth``, or the least
+    that holds the labels."""
+    return args.maxDepth if args.maxDepth > 0 else fit_depth(n_labels, args.arity)
+
+
+def make_initial_tree(args, label_counts, vectors=None):
+    """The tree ``-tree`` names (``huffman``, ``random`` or ``cluster`` over
+    label ``vectors``: fixed trees), else the loss's usual one: flat for
+    softmax, Huffman for hs, and for a learned tree the M-ary Huffman tree;
+    under a depth limit (the default), which the Huffman tree usually
+    exceeds, the labels dealt out evenly within it, as AssignLabels does
+    without statistics (it also measured slightly better than starting from
+    Huffman: gutenberg_books 0.131 vs 0.129, wn_hypernym 0.298 vs 0.292)."""
+    n_labels = len(label_counts)
     if args.loss in ("ova", "ns"):
         return None
     if args.loss == "softmax":
-        return flat_tree(len(label_counts))
+        return build_tree("flat", n_labels, n_labels, 1)
+    name = tree_name(args)
+    if name in ("huffman", "random", "cluster"):
+        return build_tree(name, n_labels, args.arity, tree_depth(args, n_labels),
+                          np.random.default_rng(args.seed), label_counts, vectors,
+                          CLASSIFIER_FLAGS)
     if args.loss == "tree" and args.maxDepth > 0:
-        return spread_tree(len(label_counts), args.arity, args.maxDepth)
-    return huffman_tree(label_counts, args.arity)
+        return build_tree("spread", n_labels, args.arity, args.maxDepth,
+                          flags=CLASSIFIER_FLAGS)
+    return build_tree("huffman", n_labels, args.arity, 0, counts=label_counts)
+
+
+def label_vectors(args, dictionary, corpus, w_in, reporter):
+    """Label vectors for a clustering tree: one epoch with a random tree
+    (fixed), then each label's mean hidden vector over its lines."""
+    t0 = time.perf_counter()
+    n_labels = dictionary.nlabels
+    depth = tree_depth(args, n_labels)
+    pre_args = replace(args, epoch=1, treeUpdates=0)
+    tree = build_tree("random", n_labels, args.arity, depth,
+                      np.random.default_rng(args.seed), flags=CLASSIFIER_FLAGS)
+    pre = Model(pre_args, dictionary, tree, w_in.copy(),
+                np.zeros((tree.n_internal * tree.arity, args.dim), dtype=np.float32))
+    Session(pre, corpus, SilentReporter()).run()
+    sums = np.zeros((n_labels, args.dim), dtype=np.float64)
+    counts = np.zeros(n_labels, dtype=np.int64)
+    label_centroids(corpus.feat_off, corpus.feats, corpus.label_off, corpus.labels,
+                    pre.w_in, sums, counts)
+    reporter.info(f"clustering tree: label vectors from 1 epoch with a random tree, "
+                  f"k-means, {time.perf_counter() - t0:.1f} s")
+    return sums / np.maximum(counts, 1)[:, None]
 
 
 class Session:
@@ -133,10 +169,12 @@ class Session:
         self.neg_cdf = np.cumsum(np.sqrt(counts))
         self.learner = None
         self.lr_hold = 0.0
-        if args.loss == "tree" and args.treeUpdates > 0:
+        if args.loss == "tree" and args.treeUpdates > 0 and \
+                tree_name(args) in ("", "learned"):
             # the paper's schedule: structure learned and lr constant in the
             # first half, structure frozen and lr decaying in the second
-            self.learner = TreeLearner(model.tree, t, args.treeGradient, args.maxDepth)
+            self.learner = TreeLearner(model.tree, t, args.treeGradient, args.maxDepth,
+                                       flags=CLASSIFIER_FLAGS)
             self.lr_hold = 0.5
         self.start_time = None
         # a worker trains lrUpdateRate tokens between looks at the counters:
@@ -152,7 +190,7 @@ class Session:
                     self.run_phase(int(self.total_tokens * 0.5 * r / updates), collect=True)
                     if self.control[0]:
                         break
-                    self.model.w_out = self.learner.rebuild(self.model.w_out)
+                    self.model.w_out, = self.learner.rebuild(self.model.w_out)
                     self.model.tree = self.learner.tree
             if not self.control[0]:
                 self.run_phase(self.total_tokens)

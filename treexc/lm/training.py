@@ -33,15 +33,9 @@ from ..runtime import (
     run_workers,
 )
 from ..text.vocab import Stream, build_vocab, read_stream
-from ..trees.assign_kernels import carry_statistics
-from ..trees.builders import (
-    cluster_tree,
-    fit_arity,
-    move_leaf_rows,
-    random_tree,
-    remap_rows,
-)
-from ..trees.learner import assign_labels
+from ..trees.builders import build_tree, fit_arity
+from ..trees.capacity import check_capacity
+from ..trees.learner import TreeLearner
 from .model import LanguageModel, init_weights
 
 DIVERGED = 2  # control[0] of a training phase: a batch met a NaN or infinity
@@ -114,30 +108,21 @@ class LMSession:
             self.acc["W"] = np.zeros_like(m.W)
         self.engines = [m.engine(self.B) for _ in range(self.n_threads)]
         self.learn_tree = m.is_tree and args.tree == "learned" and args.treeUpdates > 0
-        self.stats_p = self.stats_n = None
-        self.carried_p = self.carried_n = None  # rebuild's buffer (see _rebuild)
+        self.learner = None
         if self.learn_tree:
-            self._reset_stats()
+            # every leaf at -depth; statistics in float64 (see TreeLearner)
+            self.learner = TreeLearner(m.tree, self.n_threads, "ll", args.depth,
+                                       exact_depth=True,
+                                       label_mass=m.vocab.counts.astype(np.float64),
+                                       mass_slack=args.massSlack, dtype=np.float64)
         self.progress = np.zeros(self.n_threads, dtype=np.int64)
         self.loss_sum = np.zeros(self.n_threads)
         self.loss_n = np.zeros(self.n_threads, dtype=np.int64)
         self.train_seconds = 0.0
         self.train_batches = 0
         self.rebuild_seconds = 0.0
-        self.rebuilds = 0
-        self.moved = 0
         self.records = []
         self.last_loss = 0.0
-
-    def _reset_stats(self):
-        t = self.model.tree
-        P = len(t.path_node)
-        if self.stats_p is None or self.stats_p.shape[1:] != (P, t.arity):
-            self.stats_p = np.zeros((self.n_threads, P, t.arity))
-            self.stats_n = np.zeros((self.n_threads, P))
-        else:
-            self.stats_p[:] = 0.0
-            self.stats_n[:] = 0.0
 
     def _epoch_schedule(self):
         """Sorted batch indices of this epoch where a phase ends, with what
@@ -232,7 +217,7 @@ class LMSession:
             e = self.engines[t]
             acc = self.acc
             if learn:
-                sp, sn = self.stats_p[t], self.stats_n[t]
+                sp, sn = self.learner.stats_p[t], self.learner.stats_n[t]
             for b in range(b0 + t, b1, T):
                 if control[0]:
                     break
@@ -268,51 +253,17 @@ class LMSession:
         reporter.update(self._snapshot(None))  # the phase's end, before an evaluation
 
     def _rebuild(self):
-        """AssignLabels on the summed statistics, with every worker stopped.
-
-        Node weights and their Adagrad accumulators follow the nodes
-        (``old_id``); a label keeps its statistics along the part of its path
-        that did not change and restarts from zero below (the policy of
-        ``treelearn``; resetting everything at each rebuild left most words
-        without statistics and made the tree churn: see docs/lm.md).
-        """
+        """AssignLabels with every worker stopped (``TreeLearner``): node
+        weights and their Adagrad accumulators follow the nodes, and with
+        ``-leafRows 1`` a word's leaf row follows the word."""
         t0 = time.perf_counter()
         m = self.model
-        old = m.tree
-        # summed in place into thread 0's slot, and carried into a buffer kept
-        # between rebuilds: at arity 256 over 34K words they are 139 MB each, and
-        # fresh ones cost more in page faults than AssignLabels itself
-        sum_p, sum_n = self.stats_p[0], self.stats_n[0]
-        for t in range(1, self.n_threads):
-            sum_p += self.stats_p[t]
-            sum_n += self.stats_n[t]
-        new, old_id = assign_labels(old, sum_p, sum_n, gradient="ll",
-                                    max_depth=self.args.depth,
-                                    label_mass=m.vocab.counts.astype(np.float64),
-                                    mass_slack=self.args.massSlack)
-        W = remap_rows(m.W, old_id, old.arity)
-        acc = remap_rows(self.acc["W"], old_id, old.arity)
-        if self.args.leafRows:
-            move_leaf_rows(W, m.W, old, new)
-            move_leaf_rows(acc, self.acc["W"], old, new)
-        m.W, self.acc["W"] = W, acc
-        shape = (len(new.path_node), new.arity)
-        if self.carried_p is None or self.carried_p.shape != shape:
-            self.carried_p, self.carried_n = np.zeros(shape), np.zeros(shape[0])
-        else:
-            self.carried_p[:] = 0.0
-            self.carried_n[:] = 0.0
-        self.moved = carry_statistics(old.path_off, old.path_node, old.path_slot,
-                                      new.path_off, new.path_node, new.path_slot, old_id,
-                                      sum_p, sum_n, self.carried_p, self.carried_n)
-        m.tree = new
-        self._reset_stats()
-        self.stats_p[0] = self.carried_p  # the carried sum lives in thread 0's slot
-        self.stats_n[0] = self.carried_n
+        m.W, self.acc["W"] = self.learner.rebuild(m.W, self.acc["W"],
+                                                  leaf_rows=bool(self.args.leafRows))
+        m.tree = self.learner.tree
         dt = time.perf_counter() - t0
         self.rebuild_seconds += dt
         self.train_seconds += dt
-        self.rebuilds += 1
 
     def _evaluate(self, epoch):
         m = self.model
@@ -337,8 +288,9 @@ class LMSession:
             "depth": m.tree.max_depth() if m.is_tree else None,
             "dim": self.args.dim, "context": self.args.context, "batch": self.B,
             "lr": self.args.lr, "threads": self.n_threads, "vocab": m.vocab.size,
-            "rebuilds": self.rebuilds, "rebuild_seconds": self.rebuild_seconds,
-            "moved_last_rebuild": self.moved,
+            "rebuilds": self.learner.rebuilds if self.learner else 0,
+            "rebuild_seconds": self.rebuild_seconds,
+            "moved_last_rebuild": self.learner.last_moved if self.learner else 0,
         }
         eval_seconds = eval_batches = 0
         for key, stream in (("valid", self.valid), ("test", self.test)):
@@ -363,19 +315,24 @@ class LMSession:
 
 
 def make_tree(args, vocab, train, rng, reporter_factory=None, echo=None):
+    """The ``-tree`` over the vocabulary: ``random`` (also a learned tree's
+    start) and ``cluster`` with every leaf at ``-depth``, ``huffman`` over
+    the word counts (any depth)."""
     V = vocab.size
     depth = args.depth
     arity = args.arity or fit_arity(V, depth)
     args.arity = arity
     if args.tree in ("random", "learned"):
-        return random_tree(V, arity, depth, rng)
+        return build_tree("random", V, arity, depth, rng)
+    if args.tree == "huffman":
+        return build_tree("huffman", V, arity, depth, counts=vocab.counts)
     # clustering tree: vectors from a short run with a random tree
     t0 = time.perf_counter()
     pre_args = replace(args, tree="random", treeUpdates=0, evalPerEpoch=1)
-    pre = new_model(pre_args, vocab, random_tree(V, arity, depth, rng), rng)
+    pre = new_model(pre_args, vocab, build_tree("random", V, arity, depth, rng), rng)
     LMSession(pre, train, pre_args, reporter_factory).run(args.clusterEpoch,
                                                           evaluate_at_end=False)
-    tree = cluster_tree(np.asarray(pre.U), arity, depth, rng)
+    tree = build_tree("cluster", V, arity, depth, rng, vectors=np.asarray(pre.U))
     if echo:
         echo(f"clustering tree: vectors from {args.clusterEpoch:g} epoch(s) with a random "
              f"tree, k-means, {time.perf_counter() - t0:.1f} s")
@@ -390,25 +347,11 @@ def new_model(args, vocab, tree, rng):
     return LanguageModel(args, vocab, U, C, tree, W)
 
 
-def check_tree_capacity(arity, depth):
-    """The tree code counts leaves in int64: ``arity ** depth`` must stay
-    below 2^62 (``-depth 64`` at arity 2 overflowed inside AssignLabels).
-    Logarithms, so that a huge ``-depth`` costs nothing to refuse."""
-    if depth * math.log2(max(arity, 2)) >= 62:
-        if arity:
-            raise TreexcError(f"-arity {arity} -depth {depth}: the tree holds more than 2^62 "
-                              "leaves; lower -arity or -depth (arity^depth need only reach "
-                              "the vocabulary's size)")
-        raise TreexcError(f"-depth {depth}: a tree of arity at least 2 and this depth holds "
-                          "more than 2^62 leaves; use -depth 61 or less (a few levels are "
-                          "enough: the default is 3)")
-
-
 def train_lm(args, reporter_factory=None, echo=None, on_eval=None):
     """Train a language model; returns ``(model, records)``."""
     name = display_name(args.input)
-    if args.loss == "tree":
-        check_tree_capacity(args.arity, args.depth)
+    if args.loss == "tree":  # -arity and -depth alone (0 words: no count yet)
+        check_capacity(0, args.arity, args.depth)
     # what the options alone ask for (-arity, -dim, -context), before reading
     memory.refuse_oversized(memory.lm_parts(args, 1, args.arity or 2))
     data = read_text(args.input)

@@ -16,7 +16,7 @@ that moved has no information there yet.
 import numpy as np
 from numba import njit
 
-from ..loss.kernels import node_probabilities
+from ..loss.tree_softmax import path_statistics
 
 
 @njit(cache=True, nogil=True)
@@ -367,9 +367,9 @@ def carry_statistics(old_path_off, old_path_node, old_path_slot, new_path_off,
 @njit(cache=True, nogil=True, fastmath=True)
 def collect_statistics(feat_off, feats, label_off, labels, w_in, w_out, children,
                        path_off, path_node, stats_p, stats_n):
-    """The training statistics measured on a data set without training:
-    every label of every line (with features) adds its nodes' child
-    distributions at its path positions."""
+    """The classifier's training statistics measured on a data set without
+    training: every label of every line (with features) adds its nodes'
+    child distributions at its path positions (``loss.tree_softmax``)."""
     dim = w_in.shape[1]
     hidden = np.zeros(dim, dtype=np.float32)
     probs = np.zeros(max(children.shape[1], 2))
@@ -386,9 +386,5 @@ def collect_statistics(feat_off, feats, label_off, labels, w_in, w_out, children
         for i in range(dim):
             hidden[i] *= inv
         for k in range(label_off[line], label_off[line + 1]):
-            target = labels[k]
-            for p in range(path_off[target], path_off[target + 1]):
-                node_probabilities(w_out, children, path_node[p], hidden, probs)
-                for j in range(children.shape[1]):
-                    stats_p[p, j] += probs[j]
-                stats_n[p] += 1.0
+            path_statistics(w_out, children, path_off, path_node, labels[k], hidden, probs,
+                            stats_p, stats_n)

@@ -1,165 +1,143 @@
-"""Trees for the language model: all leaves at the same depth.
+"""Output trees by name, for both model families.
 
-* ``random``: words shuffled into a complete ``M``-ary tree of depth ``D``
-  (``tree.random_balanced_tree``).
-* ``learned``: starts as ``random``, then AssignLabels under the depth
-  constraint (``treelearn.assign_labels(..., max_depth=D)``) rebuilds it
-  during training from the statistics of the tree kernel.
-* ``cluster``: the paper's "Clustering Tree" baseline: word vectors (from a
-  short training run) clustered bottom-up with k-means into ``M ** (D-1)``
-  clusters, then the cluster centroids into ``M ** (D-2)`` groups, and so
-  on; each level is filled greedily (closest pairs first) with at most
-  ``M`` members per cluster, so every leaf stays at depth ``D``.
+:func:`build_tree` builds any of them; the models choose:
+
+* ``flat``: one node over all labels (the flat softmax);
+* ``huffman``: the M-ary Huffman tree over label counts (``-loss hs``'s
+  tree at arity 2, the classifier's learned tree's start without a depth
+  limit, ``treexc lm -tree huffman``);
+* ``spread``: labels dealt out evenly under a depth limit, as AssignLabels
+  places labels without statistics (the classifier's learned tree's start
+  under ``-maxDepth``);
+* ``random``: labels shuffled into a complete tree, every leaf at the
+  depth (the language model's ``random`` tree and its learned tree's
+  start);
+* ``cluster``: label vectors clustered bottom-up (``trees.cluster``).
+
+Learned trees start from one of these and are rebuilt by
+``trees.learner.TreeLearner``.
 """
 
 import math
 
 import numpy as np
 
-from ..errors import TreexcError
-from .tree import random_balanced_tree, tree_from_children
+from . import assign_kernels as kern
+from .capacity import LM_FLAGS, check_capacity
+from .cluster import cluster_tree
+from .tree import Tree, renumber_breadth_first, tree_from_children
+
+BUILDERS = ("flat", "huffman", "spread", "random", "cluster")
 
 
-def check_shape(vocab_size, arity, depth):
-    if arity ** depth < vocab_size:
-        raise TreexcError(f"-arity {arity} -depth {depth} holds {arity ** depth} leaves, "
-                          f"fewer than the {vocab_size} words of the vocabulary "
-                          "(raise -arity or -depth, or -arity 0 to fit)")
+def build_tree(name, n_labels, arity, depth, rng=None, counts=None, vectors=None,
+               flags=LM_FLAGS):
+    """The ``name`` tree (one of :data:`BUILDERS`) over ``n_labels`` labels
+    at ``arity``: ``depth`` is the depth limit of ``spread`` (0: none) and
+    the leaves' depth of ``random`` and ``cluster``; ``huffman`` needs the
+    label ``counts``, ``random`` and ``cluster`` a generator ``rng``,
+    ``cluster`` the label ``vectors`` (rows = labels).  ``flags``: how the
+    user spelled the shape, for a refusal (``capacity.ShapeFlags``)."""
+    if name == "flat":
+        return flat_tree(n_labels)
+    if name == "huffman":
+        return huffman_tree(counts, arity)
+    if name == "spread":
+        return spread_tree(n_labels, arity, depth, flags)
+    if name == "random":
+        return random_tree(n_labels, arity, depth, rng, flags)
+    if name == "cluster":
+        return cluster_tree(vectors, arity, depth, rng, flags=flags)
+    raise ValueError(f"unknown tree builder {name!r} (choose from {', '.join(BUILDERS)})")
 
 
-def random_tree(vocab_size, arity, depth, rng):
-    check_shape(vocab_size, arity, depth)
-    return random_balanced_tree(vocab_size, arity, depth, rng)
+def flat_tree(n_labels):
+    """A flat softmax: one node whose children are all the labels."""
+    return Tree(np.arange(n_labels, dtype=np.int32)[None, :], n_labels)
 
 
-def kmeans(X, k, rng, iterations=10):
-    """Lloyd's k-means with BLAS distances: ``(centroids, assignment)``."""
-    n = len(X)
-    k = min(k, n)
-    C = X[rng.choice(n, size=k, replace=False)].copy()
-    assign = np.zeros(n, dtype=np.int64)
-    for _ in range(iterations):
-        assign = nearest(X, C)
-        sums = np.zeros_like(C)
-        np.add.at(sums, assign, X)
-        sizes = np.bincount(assign, minlength=k)
-        empty = sizes == 0
-        C[~empty] = sums[~empty] / sizes[~empty, None]
-        if empty.any():  # re-seed empty clusters on random points
-            C[empty] = X[rng.choice(n, size=int(empty.sum()), replace=False)]
-    return C, assign
+def huffman_tree(counts, arity):
+    """M-ary Huffman tree over label counts.
+
+    Zero-count padding leaves (empty slots) are added so that every merge
+    takes exactly ``arity`` nodes.  With ``arity == 2`` this is fastText's
+    ``hs`` tree: the same two-queue construction, the same tie rule (a leaf is
+    taken only when strictly lighter than the lightest internal node), and
+    the right child (slot 1) is the sigmoid's positive class.
+    """
+    counts = np.asarray(counts, dtype=np.float64)
+    n_labels = len(counts)
+    if n_labels <= 1:  # nothing to merge: one node holding the label (if any)
+        children = np.full((1, arity), -1, dtype=np.int32)
+        children[0, :n_labels] = np.arange(n_labels)
+        return Tree(children, n_labels)
+    n_pad = (arity - 1 - (n_labels - 1) % (arity - 1)) % (arity - 1)
+    # leaves in ascending count order, padding (count 0, id -1) first;
+    # fastText walks its count-descending label list backwards
+    order = np.argsort(-counts, kind="stable")[::-1]
+    leaf_ids = np.concatenate([np.full(n_pad, -1), order]).astype(np.int64)
+    leaf_counts = np.concatenate([np.zeros(n_pad), counts[order]])
+    n_internal = (n_labels + n_pad - 1) // (arity - 1)
+    built = np.empty((n_internal, arity), dtype=np.int64)  # creation order
+    node_counts = np.empty(n_internal)
+    leaf, node = 0, 0
+    for new in range(n_internal):
+        total = 0.0
+        for j in range(arity):
+            if leaf < len(leaf_ids) and (node >= new or leaf_counts[leaf] < node_counts[node]):
+                built[new, j] = leaf_ids[leaf] if leaf_ids[leaf] >= 0 else -1
+                total += leaf_counts[leaf]
+                leaf += 1
+            else:
+                built[new, j] = n_labels + node  # provisional id: creation index
+                total += node_counts[node]
+                node += 1
+        node_counts[new] = total
+    return renumber_breadth_first(built, n_labels, root=n_internal - 1)
 
 
-def nearest(X, C, step=8192):
-    out = np.empty(len(X), dtype=np.int64)
-    c2 = (C * C).sum(axis=1)
-    for i in range(0, len(X), step):
-        d = c2[None, :] - 2.0 * (X[i:i + step] @ C.T)
-        out[i:i + step] = d.argmin(axis=1)
-    return out
+def spread_tree(n_labels, arity, max_depth, flags=LM_FLAGS):
+    """The tree AssignLabels builds without statistics: labels dealt out
+    evenly to the children, a node of at most ``arity`` labels made flat."""
+    check_capacity(n_labels, arity, max_depth, flags)
+    flat = Tree(np.full((1, arity), -1, dtype=np.int32), 0)
+    children, _ = kern.rebuild_tree(
+        flat.children, n_labels, np.zeros(n_labels + 1, dtype=np.int64),
+        np.zeros(0, dtype=np.int32), np.zeros(0, dtype=np.int32),
+        np.zeros((0, arity)), np.zeros(0), True, max_depth, False, np.zeros(0), 0.0)
+    return Tree(children, n_labels)
 
 
-def greedy_fill(X, C, capacity, candidates=32):
-    """Assign each row of ``X`` to a centroid of ``C``, closest pairs first,
-    at most ``capacity`` rows per centroid.  Only each row's ``candidates``
-    nearest centroids are paired; rows left over go to the nearest centroid
-    that still has room."""
-    n, k = len(X), len(C)
-    if n > k * capacity:
-        raise TreexcError(f"{n} items do not fit {k} clusters of {capacity}")
-    c2 = (C * C).sum(axis=1)
-    dist = c2[None, :] - 2.0 * (X @ C.T)
-    m = min(candidates, k)
-    cand = np.argpartition(dist, m - 1, axis=1)[:, :m] if m < k else \
-        np.tile(np.arange(k), (n, 1))
-    cand_d = np.take_along_axis(dist, cand, axis=1)
-    order = np.argsort(cand_d, axis=None, kind="stable")
-    rows, cols = np.unravel_index(order, cand.shape)
-    assign = np.full(n, -1, dtype=np.int64)
-    room = np.full(k, capacity, dtype=np.int64)
-    for r, c in zip(rows.tolist(), cand[rows, cols].tolist()):
-        if assign[r] < 0 and room[c] > 0:
-            assign[r] = c
-            room[c] -= 1
-    for r in np.flatnonzero(assign < 0):
-        choices = np.flatnonzero(room > 0)
-        c = choices[np.argmin(dist[r, choices])]
-        assign[r] = c
-        room[c] -= 1
-    return assign
+def random_tree(n_labels, arity, depth, rng, flags=LM_FLAGS):
+    """Labels shuffled into the leaves of a complete ``arity``-ary tree of
+    ``depth`` levels (``arity ** depth >= n_labels``), spread evenly so every
+    subtree at a level holds the same number of labels, give or take one."""
+    check_capacity(n_labels, arity, depth, flags)
+    labels = rng.permutation(n_labels)
+    return balanced_tree(labels, arity, depth, n_labels)
 
 
-def cluster_tree(vectors, arity, depth, rng, iterations=10):
-    """Bottom-up clustering tree over word vectors (rows = word ids)."""
-    V = len(vectors)
-    check_shape(V, arity, depth)
-    X = np.asarray(vectors, dtype=np.float32)
-    X = X / np.maximum(np.linalg.norm(X, axis=1, keepdims=True), 1e-12)
-    # members[level][g] = ids (words at the bottom, groups above) of group g
-    items = X
-    levels = []
-    for level in range(depth - 1, 0, -1):
-        k = min(arity ** level, len(items))
-        k = max(k, -(-len(items) // arity))
-        C, _ = kmeans(items, k, rng, iterations)
-        assign = greedy_fill(items, C, arity)
-        used = np.unique(assign)
-        remap = np.full(k, -1, dtype=np.int64)
-        remap[used] = np.arange(len(used))
-        assign = remap[assign]
-        groups = [[] for _ in range(len(used))]
-        for i, g in enumerate(assign.tolist()):
-            groups[g].append(i)
-        levels.append(groups)
-        cent = np.zeros((len(used), X.shape[1]), dtype=np.float32)
-        np.add.at(cent, assign, items)
-        items = cent / np.maximum(np.linalg.norm(cent, axis=1, keepdims=True), 1e-12)
-    # top level: the root holds the remaining groups (or words when depth 1)
+def balanced_tree(ordered_labels, arity, depth, n_labels):
+    """Place ``ordered_labels`` left to right into a depth-``depth`` tree,
+    splitting each node's share as evenly as possible among its children."""
     rows = []
 
-    def build(level_index, members):
-        """Node over ``members`` of ``levels[level_index]`` (groups), or words
-        when ``level_index < 0``; returns its row index."""
+    def build(items, level):
         node = len(rows)
         rows.append(None)
         row = np.full(arity, -1, dtype=np.int64)
-        for j, m in enumerate(members):
-            if level_index < 0:
-                row[j] = m
-            else:
-                row[j] = V + build(level_index - 1, levels[level_index][m])
+        if level == depth - 1:
+            row[:len(items)] = items
+        else:
+            parts = np.array_split(items, arity)
+            for j, part in enumerate(parts):
+                if len(part):
+                    row[j] = n_labels + build(part, level + 1)
         rows[node] = row
         return node
 
-    top = len(levels) - 1
-    build(top, list(range(len(items))) if levels else list(range(V)))
-    return tree_from_children(np.array(rows), V)
-
-
-def remap_rows(old, old_id, arity):
-    """Rows of a node-indexed matrix (node ``n`` owns rows ``n*arity..``) for
-    a rebuilt tree: new node ``i`` takes old node ``old_id[i]``'s rows, or
-    zeros for a node that did not exist."""
-    new = np.zeros((len(old_id) * arity,) + old.shape[1:], dtype=old.dtype)
-    kept = np.flatnonzero(old_id >= 0)
-    if len(kept):
-        src = (old_id[kept][:, None] * arity + np.arange(arity)).ravel()
-        dst = (kept[:, None] * arity + np.arange(arity)).ravel()
-        new[dst] = old[src]
-    return new
-
-
-def move_leaf_rows(new_mat, old_mat, old_tree, new_tree):
-    """Make each word's leaf row follow the word: the row of the slot that
-    holds word ``w`` in ``new_tree`` takes the row of ``w``'s slot in
-    ``old_tree`` (a leaf slot's row is that word's output vector; the rows
-    of slots that lead to subtrees stay with their node)."""
-    M = old_tree.arity
-    last_old = old_tree.path_off[1:] - 1
-    last_new = new_tree.path_off[1:] - 1
-    src = old_tree.path_node[last_old].astype(np.int64) * M + old_tree.path_slot[last_old]
-    dst = new_tree.path_node[last_new].astype(np.int64) * M + new_tree.path_slot[last_new]
-    new_mat[dst] = old_mat[src]
+    build(np.asarray(ordered_labels), 0)
+    return tree_from_children(np.array(rows), n_labels)
 
 
 def fit_arity(vocab_size, depth):
@@ -169,3 +147,13 @@ def fit_arity(vocab_size, depth):
         m += 1
     return m
 
+
+def fit_depth(n_labels, arity):
+    """The least depth whose complete ``arity``-ary tree holds every label.
+    On gutenberg_books and wn_hypernym (docs/trees.md) this tight limit
+    trained better learned trees than no limit, whose greedy grew deep,
+    lopsided trees."""
+    depth = 1
+    while arity ** depth < n_labels:
+        depth += 1
+    return depth

@@ -1,16 +1,20 @@
-"""Learning the tree: statistics, AssignLabels, and publishing new paths.
+"""Learning the tree: statistics, AssignLabels, and the rebuild, for both
+model families.
 
-:class:`TreeLearner` owns the per-thread statistics the training kernel
-fills (``stats_p[t, p, :]`` and ``stats_n[t, p]`` for path position ``p``,
-see ``treelearn_kernels``), and rebuilds the tree from their sum when all
-workers are stopped.
+:class:`TreeLearner` owns the per-thread statistics the training kernels
+fill (``stats_p[t, q, :]`` and ``stats_n[t, q]`` for path position ``q``,
+see ``loss.tree_softmax``) and rebuilds the tree from their sum when all
+workers are stopped, remapping every node-owned matrix (weights, an
+optimiser's accumulators) to the new nodes.
 
 Policy for statistics (documented in docs/trees.md):
 
 * They accumulate from the start of training, as in the paper.
 * After a rebuild, a label keeps its statistics at every node it still
   reaches through the same nodes; from the first node where its path
-  changed on, they restart from zero (they described other nodes).
+  changed on, they restart from zero (they described other nodes;
+  resetting everything at each rebuild left most of the language model's
+  words without statistics and made its tree churn: docs/lm.md).
 * A multi-label line contributes to the statistics of the one label drawn
   for its gradient step (the same label fastText trains on).
 
@@ -21,8 +25,8 @@ as fastText initialises the output layer.
 
 import numpy as np
 
-from ..errors import TreexcError
 from . import assign_kernels as kern
+from .capacity import LM_FLAGS, check_capacity
 from .tree import Tree
 
 
@@ -32,13 +36,13 @@ def assign_labels(tree, stats_p, stats_n, gradient="ll", max_depth=0, exact_dept
     = total path length of ``tree``) and the old-node id of each new node.
 
     ``max_depth = D`` limits the depth (each child of a depth-``d`` node
-    holds at most ``M ** (D - d - 1)`` labels); with ``exact_depth`` every
-    leaf is at depth ``D`` (the language model's trees).  ``mass_slack > 0``
-    also caps the mass (``label_mass``) of each child at ``mass_slack /
-    arity`` of its parent's."""
+    holds at most ``M ** (D - d - 1)`` labels; ``capacity.check_capacity``
+    has refused a ``D`` too small); with ``exact_depth`` every leaf is at
+    depth ``D`` (the language model's trees).  ``mass_slack > 0`` also caps
+    the mass (``label_mass``) of each child at ``mass_slack / arity`` of its
+    parent's."""
     if label_mass is None:
         label_mass, mass_slack = np.zeros(0), 0.0
-    check_capacity(tree.n_labels, tree.arity, max_depth)
     children, old_id = kern.rebuild_tree(
         tree.children, tree.n_labels, tree.path_off, tree.path_node, tree.path_slot,
         np.ascontiguousarray(stats_p), np.ascontiguousarray(stats_n), gradient == "ll",
@@ -47,61 +51,106 @@ def assign_labels(tree, stats_p, stats_n, gradient="ll", max_depth=0, exact_dept
     return Tree(children, tree.n_labels), old_id
 
 
-def spread_tree(n_labels, arity, max_depth):
-    """The tree AssignLabels builds without statistics: labels dealt out
-    evenly to the children, a node of at most ``arity`` labels made flat."""
-    check_capacity(n_labels, arity, max_depth)
-    flat = Tree(np.full((1, arity), -1, dtype=np.int32), 0)
-    children, _ = kern.rebuild_tree(
-        flat.children, n_labels, np.zeros(n_labels + 1, dtype=np.int64),
-        np.zeros(0, dtype=np.int32), np.zeros(0, dtype=np.int32),
-        np.zeros((0, arity)), np.zeros(0), True, max_depth, False, np.zeros(0), 0.0)
-    return Tree(children, n_labels)
-
-
-def check_capacity(n_labels, arity, max_depth):
-    if max_depth > 0 and arity ** max_depth < n_labels:
-        raise TreexcError(f"-maxDepth {max_depth} with -arity {arity} holds "
-                          f"{arity ** max_depth} leaves, fewer than the {n_labels} labels")
-
-
 class TreeLearner:
-    def __init__(self, tree, n_threads, gradient="ll", max_depth=0, exact_depth=False):
+    """Statistics and rebuilds of one learned tree.
+
+    ``gradient``, ``max_depth``, ``exact_depth``, ``label_mass`` and
+    ``mass_slack``: :func:`assign_labels`'.  ``dtype`` of the statistics:
+    float32 for the classifier (half the memory: one entry per thread,
+    label, node on its path and child; sums of probabilities lose nothing
+    that matters for a ranking of (label, child) scores), float64 for the
+    language model (as it was written: float32 sums round differently and
+    would change the trees AssignLabels builds, and so its model files).
+    """
+
+    def __init__(self, tree, n_threads, gradient="ll", max_depth=0, exact_depth=False,
+                 label_mass=None, mass_slack=0.0, dtype=np.float32, flags=LM_FLAGS):
+        check_capacity(tree.n_labels, tree.arity, max_depth, flags)
         self.tree = tree
         self.n_threads = n_threads
         self.gradient = gradient
         self.max_depth = max_depth
         self.exact_depth = exact_depth
+        self.label_mass = label_mass
+        self.mass_slack = mass_slack
+        self.dtype = dtype
         self.rebuilds = 0
-        self.last_moved = 0
-        self._allocate()
+        self.last_moved = 0  # labels whose path changed at the last rebuild
+        self.stats_p = self.stats_n = None
+        self._carried_p = self._carried_n = None
+        self._reset()
 
-    def _allocate(self):
-        # float32 halves the memory; sums of probabilities lose nothing that
-        # matters for a ranking of (label, child) scores
-        n_pos = len(self.tree.path_node)
-        self.stats_p = np.zeros((self.n_threads, n_pos, self.tree.arity), dtype=np.float32)
-        self.stats_n = np.zeros((self.n_threads, n_pos), dtype=np.float32)
+    def _reset(self):
+        """Zero statistics for the current tree, in the buffers of the last
+        rebuild when the shape is the same: at arity 256 over 34K words they
+        are 139 MB a thread, and fresh ones cost more in page faults than
+        AssignLabels itself."""
+        shape = (self.n_threads, len(self.tree.path_node), self.tree.arity)
+        if self.stats_p is None or self.stats_p.shape != shape:
+            self.stats_p = np.zeros(shape, dtype=self.dtype)
+            self.stats_n = np.zeros(shape[:2], dtype=self.dtype)
+        else:
+            self.stats_p[:] = 0.0
+            self.stats_n[:] = 0.0
 
-    def rebuild(self, w_out):
-        """AssignLabels; returns the new output matrix (rows follow nodes)."""
+    def rebuild(self, *node_matrices, leaf_rows=False):
+        """AssignLabels on the statistics summed over threads, with every
+        worker stopped.  Returns ``node_matrices`` (node ``n`` owns rows
+        ``n*arity..``) remapped to the new nodes (:func:`remap_rows`); with
+        ``leaf_rows`` a leaf slot's row also follows its label
+        (:func:`move_leaf_rows`)."""
         old = self.tree
-        sum_p, sum_n = self.stats_p[0], self.stats_n[0]
+        sum_p, sum_n = self.stats_p[0], self.stats_n[0]  # summed in place
         for t in range(1, self.n_threads):
             sum_p += self.stats_p[t]
             sum_n += self.stats_n[t]
         new, old_id = assign_labels(old, sum_p, sum_n, self.gradient, self.max_depth,
-                                    self.exact_depth)
-        arity, dim = old.arity, w_out.shape[1]
-        new_w = np.zeros((new.n_internal * arity, dim), dtype=w_out.dtype)
-        kept = np.flatnonzero(old_id >= 0)
-        new_w.reshape(-1, arity, dim)[kept] = np.asarray(w_out).reshape(-1, arity, dim)[
-            old_id[kept]]
-        self.tree = new
-        self._allocate()
-        # the carried sums live in thread 0's slot
+                                    self.exact_depth, self.label_mass, self.mass_slack)
+        remapped = []
+        for matrix in node_matrices:
+            moved = remap_rows(matrix, old_id, old.arity)
+            if leaf_rows:
+                move_leaf_rows(moved, matrix, old, new)
+            remapped.append(moved)
+        shape = (len(new.path_node), new.arity)
+        if self._carried_p is None or self._carried_p.shape != shape:
+            self._carried_p = np.zeros(shape, dtype=self.dtype)
+            self._carried_n = np.zeros(shape[0], dtype=self.dtype)
+        else:
+            self._carried_p[:] = 0.0
+            self._carried_n[:] = 0.0
         self.last_moved = kern.carry_statistics(
             old.path_off, old.path_node, old.path_slot, new.path_off, new.path_node,
-            new.path_slot, old_id, sum_p, sum_n, self.stats_p[0], self.stats_n[0])
+            new.path_slot, old_id, sum_p, sum_n, self._carried_p, self._carried_n)
+        self.tree = new
+        self._reset()
+        self.stats_p[0] = self._carried_p  # the carried sums live in thread 0's slot
+        self.stats_n[0] = self._carried_n
         self.rebuilds += 1
-        return new_w
+        return remapped
+
+
+def remap_rows(old, old_id, arity):
+    """Rows of a node-indexed matrix (node ``n`` owns rows ``n*arity..``) for
+    a rebuilt tree: new node ``i`` takes old node ``old_id[i]``'s rows, or
+    zeros for a node that did not exist."""
+    new = np.zeros((len(old_id) * arity,) + old.shape[1:], dtype=old.dtype)
+    kept = np.flatnonzero(old_id >= 0)
+    if len(kept):
+        src = (old_id[kept][:, None] * arity + np.arange(arity)).ravel()
+        dst = (kept[:, None] * arity + np.arange(arity)).ravel()
+        new[dst] = old[src]
+    return new
+
+
+def move_leaf_rows(new_mat, old_mat, old_tree, new_tree):
+    """Make each word's leaf row follow the word: the row of the slot that
+    holds word ``w`` in ``new_tree`` takes the row of ``w``'s slot in
+    ``old_tree`` (a leaf slot's row is that word's output vector; the rows
+    of slots that lead to subtrees stay with their node)."""
+    M = old_tree.arity
+    last_old = old_tree.path_off[1:] - 1
+    last_new = new_tree.path_off[1:] - 1
+    src = old_tree.path_node[last_old].astype(np.int64) * M + old_tree.path_slot[last_old]
+    dst = new_tree.path_node[last_new].astype(np.int64) * M + new_tree.path_slot[last_new]
+    new_mat[dst] = old_mat[src]

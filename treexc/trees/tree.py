@@ -15,7 +15,8 @@ A node whose two slots are both filled in a binary tree uses only row
 
 ``flat`` softmax is the one-node tree of arity ``K``; ``hs`` is the binary
 Huffman tree; ``hs -arity M`` the M-ary Huffman tree; ``tree`` starts from the
-M-ary Huffman tree and is then learned.
+M-ary Huffman tree (or, under a depth limit, the spread tree) and is then
+learned.  The builders of every shape are in ``trees.builders``.
 
 Training needs, per label, the path from the root: ``path_off`` (K+1),
 ``path_node`` and ``path_slot`` (the internal node and the slot taken there).
@@ -82,52 +83,12 @@ def compute_paths(children, n_labels):
     return path_off, path_node, path_slot
 
 
-def flat_tree(n_labels):
-    """A flat softmax: one node whose children are all the labels."""
-    return Tree(np.arange(n_labels, dtype=np.int32)[None, :], n_labels)
+def tree_from_children(children, n_labels):
+    """A tree from children arrays in any node order (root = node 0)."""
+    return renumber_breadth_first(np.asarray(children, dtype=np.int64), n_labels, root=0)
 
 
-def huffman_tree(counts, arity):
-    """M-ary Huffman tree over label counts.
-
-    Zero-count padding leaves (empty slots) are added so that every merge
-    takes exactly ``arity`` nodes.  With ``arity == 2`` this is fastText's
-    ``hs`` tree: the same two-queue construction, the same tie rule (a leaf is
-    taken only when strictly lighter than the lightest internal node), and
-    the right child (slot 1) is the sigmoid's positive class.
-    """
-    counts = np.asarray(counts, dtype=np.float64)
-    n_labels = len(counts)
-    if n_labels <= 1:  # nothing to merge: one node holding the label (if any)
-        children = np.full((1, arity), -1, dtype=np.int32)
-        children[0, :n_labels] = np.arange(n_labels)
-        return Tree(children, n_labels)
-    n_pad = (arity - 1 - (n_labels - 1) % (arity - 1)) % (arity - 1)
-    # leaves in ascending count order, padding (count 0, id -1) first;
-    # fastText walks its count-descending label list backwards
-    order = np.argsort(-counts, kind="stable")[::-1]
-    leaf_ids = np.concatenate([np.full(n_pad, -1), order]).astype(np.int64)
-    leaf_counts = np.concatenate([np.zeros(n_pad), counts[order]])
-    n_internal = (n_labels + n_pad - 1) // (arity - 1)
-    built = np.empty((n_internal, arity), dtype=np.int64)  # creation order
-    node_counts = np.empty(n_internal)
-    leaf, node = 0, 0
-    for new in range(n_internal):
-        total = 0.0
-        for j in range(arity):
-            if leaf < len(leaf_ids) and (node >= new or leaf_counts[leaf] < node_counts[node]):
-                built[new, j] = leaf_ids[leaf] if leaf_ids[leaf] >= 0 else -1
-                total += leaf_counts[leaf]
-                leaf += 1
-            else:
-                built[new, j] = n_labels + node  # provisional id: creation index
-                total += node_counts[node]
-                node += 1
-        node_counts[new] = total
-    return _renumber_breadth_first(built, n_labels, root=n_internal - 1)
-
-
-def _renumber_breadth_first(children, n_labels, root):
+def renumber_breadth_first(children, n_labels, root):
     """Renumber internal nodes breadth-first from ``root`` (which becomes 0)."""
     n_internal = len(children)
     order = [root]
@@ -145,42 +106,3 @@ def _renumber_breadth_first(children, n_labels, root):
     internal = out >= n_labels
     out[internal] = n_labels + new_id[out[internal] - n_labels]
     return Tree(out.astype(np.int32), n_labels)
-
-
-def tree_from_children(children, n_labels):
-    """A tree from children arrays in any node order (root = node 0)."""
-    return _renumber_breadth_first(np.asarray(children, dtype=np.int64), n_labels, root=0)
-
-
-def random_balanced_tree(n_labels, arity, depth, rng):
-    """Labels shuffled into the leaves of a complete ``arity``-ary tree of
-    ``depth`` levels (``arity ** depth >= n_labels``), spread evenly so every
-    subtree at a level holds the same number of labels, give or take one."""
-    if arity ** depth < n_labels:
-        raise TreexcError(f"-arity {arity} -depth {depth} holds {arity ** depth} "
-                          f"leaves, fewer than the {n_labels} words")
-    labels = rng.permutation(n_labels)
-    return balanced_tree(labels, arity, depth, n_labels)
-
-
-def balanced_tree(ordered_labels, arity, depth, n_labels):
-    """Place ``ordered_labels`` left to right into a depth-``depth`` tree,
-    splitting each node's share as evenly as possible among its children."""
-    rows = []
-
-    def build(items, level):
-        node = len(rows)
-        rows.append(None)
-        row = np.full(arity, -1, dtype=np.int64)
-        if level == depth - 1:
-            row[:len(items)] = items
-        else:
-            parts = np.array_split(items, arity)
-            for j, part in enumerate(parts):
-                if len(part):
-                    row[j] = n_labels + build(part, level + 1)
-        rows[node] = row
-        return node
-
-    build(np.asarray(ordered_labels), 0)
-    return tree_from_children(np.array(rows), n_labels)
