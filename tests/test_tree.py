@@ -6,8 +6,19 @@ import heapq
 import numpy as np
 import pytest
 
+from treexc.classify.options import make_args
+from treexc.classify.training import train_supervised
 from treexc.errors import TreexcError
-from treexc.trees.builders import flat_tree, huffman_tree, random_tree
+from treexc.lm.options import make_lm_args
+from treexc.lm.training import train_lm
+from treexc.trees.builders import (
+    BUILDERS,
+    build_tree,
+    flat_tree,
+    huffman_tree,
+    random_tree,
+)
+from treexc.trees.capacity import CLASSIFIER_FLAGS, LM_FLAGS, check_capacity
 from treexc.trees.tree import Tree
 
 
@@ -240,6 +251,88 @@ def test_random_tree_depends_on_the_generator():
     c = random_tree(30, 3, 4, np.random.default_rng(2)).children
     np.testing.assert_array_equal(a, b)
     assert not np.array_equal(a, c)
+
+
+# -- builders by name, for both models -----------------------------------------------
+
+def test_build_tree_by_name():
+    counts = np.array([50, 20, 9, 5, 3, 3, 1, 1, 1, 1])
+    n, arity, depth = len(counts), 3, 3
+    rng = np.random.default_rng(0)
+    vectors = rng.normal(size=(n, 4))
+    trees = {name: build_tree(name, n, arity, depth, rng, counts=counts, vectors=vectors)
+             for name in BUILDERS if name != "flat"}
+    trees["flat"] = build_tree("flat", n, n, 1)
+    for name, tree in trees.items():
+        check_well_formed(tree, n, tree.arity)
+    assert trees["flat"].n_internal == 1
+    np.testing.assert_array_equal(trees["huffman"].children, huffman_tree(counts, 3).children)
+    assert trees["spread"].max_depth() <= depth
+    assert (trees["random"].depths() == depth).all()
+    assert (trees["cluster"].depths() == depth).all()
+    with pytest.raises(ValueError, match="unknown tree builder"):
+        build_tree("oak", n, arity, depth, rng)
+
+
+@pytest.mark.parametrize("flags,message", [
+    (LM_FLAGS, "-arity 2 -depth 3 holds 8 leaves, fewer than the 9 words of the vocabulary "
+               "(raise -arity or -depth, or -arity 0 to fit)"),
+    (CLASSIFIER_FLAGS, "-arity 2 -maxDepth 3 holds 8 leaves, fewer than the 9 labels "
+                       "(raise -arity or -maxDepth, or -maxDepth -1 to fit)"),
+])
+def test_capacity_is_checked_in_the_commands_words(flags, message):
+    with pytest.raises(TreexcError) as e:
+        check_capacity(9, 2, 3, flags)
+    assert str(e.value) == message
+    with pytest.raises(TreexcError, match=f"^-arity 2 {flags.depth} 70: the tree holds more "
+                                          "than 2\\^62 leaves"):
+        check_capacity(9, 2, 70, flags)
+    check_capacity(8, 2, 3, flags)
+    check_capacity(10 ** 9, 2, 0, flags)  # no depth limit: nothing to check
+
+
+def test_language_model_with_a_huffman_tree(tmp_path):
+    rng = np.random.default_rng(5)
+    words = [f"w{i}" for i in range(30)]
+    weights = 1.0 / np.arange(1, 31)
+    text = "\n".join(" ".join(rng.choice(words, size=6, p=weights / weights.sum()))
+                     for _ in range(300)) + "\n"
+    (tmp_path / "lm.txt").write_text(text)
+    args = make_lm_args(input=str(tmp_path / "lm.txt"), dim=8, epoch=1, thread=1, verbose=0,
+                        minCount=1, batch=16, seed=1, arity=3, tree="random")
+    args.tree = "huffman"  # until the options accept it (the builder is what is tested)
+    model, records = train_lm(args)
+    np.testing.assert_array_equal(model.tree.children,
+                                  huffman_tree(model.vocab.counts, 3).children)
+    assert len(set(model.tree.depths().tolist())) > 1  # Huffman: frequent words higher
+    assert records and records[-1]["rebuilds"] == 0  # a fixed tree
+    ctx = rng.integers(0, model.vocab.size, size=(10, model.args.context))
+    assert np.allclose(np.exp(model.next_log_probs(ctx)).sum(axis=1), 1.0, atol=1e-5)
+
+
+@pytest.mark.parametrize("name", ["huffman", "random", "cluster"])
+def test_classifier_with_a_fixed_tree(tmp_path, name):
+    rng = np.random.default_rng(2)
+    lines = []
+    for _ in range(600):
+        k = int(rng.integers(20))
+        lines.append(f"__label__{k} " + " ".join([f"k{k}", f"g{k // 4}"]
+                                                 + list(rng.choice(["a", "b", "c"], 2))))
+    (tmp_path / "c.txt").write_text("\n".join(lines) + "\n")
+    args = make_args(input=str(tmp_path / "c.txt"), loss="tree", arity=3, dim=8, epoch=5,
+                     lr=0.5, thread=1, seed=1, verbose=0)
+    args.tree = name  # set after the checks: older Args lack the field
+    model = train_supervised(args)
+    tree, n = model.tree, model.nlabels
+    check_well_formed(tree, n, 3)
+    if name == "huffman":
+        np.testing.assert_array_equal(tree.children,
+                                      huffman_tree(model.dictionary.label_counts, 3).children)
+    else:  # every leaf at the least depth that holds the labels (-maxDepth auto)
+        assert (tree.depths() == 3).all()
+    labels, _ = model.predict([line.split(" ", 1)[1] for line in lines[:200]])
+    truth = [line.split(" ", 1)[0] for line in lines[:200]]
+    assert np.mean([got[0] == want for got, want in zip(labels, truth)]) > 0.5
 
 
 # -- corrupt trees -------------------------------------------------------------------------

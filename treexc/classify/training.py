@@ -1,10 +1,10 @@
 """Training orchestration: data -> dictionary -> threads of SGD -> Model.
 
-Worker threads run :func:`train_kernels.train_thread` (which releases the
+Worker threads run :func:`kernels.train_thread` (which releases the
 GIL) on shared weights; the calling thread only watches the shared progress
 counters and reports.  Training is cut into *phases* at token counts where
 every worker has stopped: that is where a learned tree may be rebuilt
-(``treelearn``), so no worker ever trains on stale paths.
+(``trees.learner``), so no worker ever trains on stale paths.
 """
 
 import time

@@ -1,7 +1,7 @@
 """Training orchestration for ``treexc lm``: data, trees, threads, evaluation.
 
 Each epoch visits every stream position once in a seeded random order, cut
-into mini-batches.  Worker threads (``trainer.run_workers``) take batches
+into mini-batches.  Worker threads (``runtime.run_workers``) take batches
 in turn and apply Adagrad to the shared weights without locks (Hogwild);
 their BLAS products and numba kernels release the GIL, so the threads run
 in parallel.  BLAS is held to one thread per worker while they run.

@@ -66,6 +66,6 @@ def min_internal_nodes(n_labels, arity):
 
 def balanced_internal_nodes(n_labels, arity, depth):
     """Internal nodes of a tree with every leaf at ``depth``, packed full
-    (``builders.random_balanced_tree``): ``sum over levels of
+    (``builders.random_tree``): ``sum over levels of
     ceil(n / M^l)``, at least one per level."""
     return sum(-(-max(n_labels, 1) // arity ** level) for level in range(1, depth + 1))

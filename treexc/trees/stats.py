@@ -43,7 +43,7 @@ class NodeReport:
 
 def measure_nodes(tree, stats_p=None, stats_n=None):
     """A NodeReport per internal node; the measures need statistics by path
-    position (``treelearn_kernels.collect_statistics``)."""
+    position (``loss.tree_softmax.path_statistics``)."""
     depths = tree.node_depths()
     owner = np.repeat(np.arange(tree.n_labels), np.diff(tree.path_off))
     order = np.argsort(tree.path_node, kind="stable")
