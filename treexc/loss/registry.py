@@ -1,0 +1,54 @@
+"""Every output layer ("loss") the classifier knows, in one table.
+
+Each entry says which kernel branch trains and scores it, which tree it
+starts from (``trees.builders`` builds trees by these names), its default
+arity, whether the tree is learned during training, and its help text.
+Options, the CLI's help, model files and training read this table; adding a
+loss is one entry here plus its branch in the kernels (docs/design.md).
+
+No Numba here: the CLI's help and option checks read the table without
+paying for the kernels.
+"""
+
+from dataclasses import dataclass
+
+# The kernels' branch for a loss (``loss_kind`` in ``classify/kernels.py`` and
+# ``classify/predict_kernels.py``): every tree-shaped loss shares one branch.
+KERNEL_TREE, KERNEL_OVA, KERNEL_NS = 0, 1, 2
+
+
+@dataclass(frozen=True)
+class Loss:
+    name: str
+    kernel: int        # KERNEL_*
+    tree: str          # the starting tree's builder name; "" = one output row per label
+    arity: int         # default arity of that tree (0: none, or all labels for "flat")
+    learned: bool      # the tree is rebuilt (AssignLabels) while training
+    help: str
+
+    @property
+    def has_tree(self):
+        return bool(self.tree)
+
+
+LOSSES = {loss.name: loss for loss in (
+    Loss("softmax", KERNEL_TREE, "flat", 0, False, "flat softmax over all labels"),
+    Loss("hs", KERNEL_TREE, "huffman", 2, False,
+         "hierarchical softmax over a Huffman tree (fastText's hs; -arity M: M-ary)"),
+    Loss("tree", KERNEL_TREE, "huffman", 20, True,
+         "learned M-ary tree (Jernite et al. 2017), from the M-ary Huffman tree"),
+    Loss("ova", KERNEL_OVA, "", 0, False, "one-vs-all: an independent sigmoid per label"),
+    Loss("ns", KERNEL_NS, "", 0, False, "negative sampling over labels (-neg)"),
+)}
+
+# Accepted spellings that are not names of their own.
+ALIASES = {"one-vs-all": "ova"}
+
+# ``-loss auto`` picks among the entries above by the number of labels
+# (``classify/options.Args.resolve_auto_loss``).
+AUTO = "auto"
+
+
+def loss(name):
+    """The entry of ``name`` (aliases resolved); KeyError if unknown."""
+    return LOSSES[ALIASES.get(name, name)]
