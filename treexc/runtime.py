@@ -147,6 +147,21 @@ class SilentReporter:
         """Other output follows (a live bar steps aside)."""
 
 
+def reporter_factory(verbose, stream, summary=True, live=True):
+    """What makes a run's progress reporter (a class or a function of no
+    arguments), for both commands: at ``verbose`` 2 and up a live bar on a
+    terminal (``live``), plain lines otherwise; at 1 what was read and the
+    final line where ``summary`` (the classifier, as fastText; the language
+    model prints its evaluation records there instead); else nothing."""
+    if verbose >= 2:
+        if live and stream.isatty():
+            return RichReporter
+        return lambda: LineReporter(stream)
+    if verbose == 1 and summary:
+        return lambda: SummaryReporter(stream)
+    return SilentReporter
+
+
 def diverged_message(epoch, epochs, lr, why="NaN or infinite values"):
     """fastText says "Encountered NaN."; this also says what to change."""
     return (f"training diverged ({why}) at epoch {epoch:.2f} of {epochs:g}; "

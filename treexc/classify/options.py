@@ -1,22 +1,27 @@
-"""All training options in one place, with fastText's names and defaults.
+"""The classifier's options, with fastText's names and defaults.
 
-The CLI reads its option defaults from :data:`SUPERVISED_DEFAULTS`, so a
-default is written once.  Names are fastText's camelCase ones because users
-pass them as ``-wordNgrams`` on the command line and as
-``train_supervised(wordNgrams=2)`` in Python.
+Each field says its help, flags, checks and whether it is saved with the
+model (``treexc.options``); the CLI's ``supervised`` flags and the Python
+API's ``train_supervised(**flags)`` derive from them.  Names are fastText's
+camelCase ones because users pass them as ``-wordNgrams`` on the command
+line and as ``train_supervised(wordNgrams=2)`` in Python.
 """
 
-import dataclasses
 from dataclasses import dataclass
 
+from ..loss.registry import ALIASES as LOSS_ALIASES
+from ..loss.registry import AUTO, LOSSES, loss
 from ..options import (
+    IF_SET,
+    TREES,
     bad_option,
-    check_number_ranges,
-    default_threads,
+    check_fields,
+    default_threads,  # noqa: F401 (classify.model takes it from here)
+    option,
+    option_values,
     options_from_flags,
+    shape_names,
 )
-
-LOSSES = ("auto", "softmax", "hs", "ova", "ns", "tree")
 
 # The default output layer, -loss auto: the exact flat softmax up to this many
 # labels, where it is cheap, and the learned tree above, where it pays.  At
@@ -26,38 +31,71 @@ LOSSES = ("auto", "softmax", "hs", "ova", "ns", "tree")
 # 4,096 labels treexc's softmax still trains faster than fastText's default
 # (its softmax).  docs/benchmarks-trees.md, "Default loss", has the figures.
 AUTO_SOFTMAX_MAX_LABELS = 4096
-LOSS_ALIASES = {"one-vs-all": "ova"}
+
+LOSS_HELP = ("loss function: " + "; ".join(f"{entry.name} = {entry.help}"
+                                           for entry in LOSSES.values())
+             + f"; auto = flat softmax up to {AUTO_SOFTMAX_MAX_LABELS:,} labels, a learned "
+             "tree above (or when -arity or -tree is given)")
+
+
+def usual_tree(loss_name):
+    """The -tree a loss means when none is given: ``learned`` for a tree
+    rebuilt while training, else its starting tree's name."""
+    entry = loss(loss_name)
+    return "learned" if entry.learned else entry.tree
+
+
+def takes_tree(loss_name):
+    """Whether ``-tree`` can change the output tree of ``loss_name``."""
+    return loss_name == AUTO or usual_tree(loss_name) in TREES
 
 
 @dataclass
 class Args:
-    input: str = ""
-    output: str = ""
-    lr: float = 0.1
-    lrUpdateRate: int = 100
-    dim: int = 100
-    ws: int = 5
-    epoch: int = 5
-    minCount: int = 1
-    minCountLabel: int = 0
-    neg: int = 5
-    wordNgrams: int = 1
-    loss: str = "auto"
-    bucket: int = 2000000
-    minn: int = 0
-    maxn: int = 0
-    thread: int = dataclasses.field(default_factory=default_threads)
-    t: float = 1e-4
-    label: str = "__label__"
-    verbose: int = 2
-    pretrainedVectors: str = ""
-    saveOutput: bool = False
-    seed: int = 0
+    input: str = option("", "training file path (fastText format; .gz accepted; - = stdin)",
+                        saved=False, required=True)
+    output: str = option("", "output file path, without extension (.bin and .vec are "
+                         "written)", saved=False, required=True)
+    lr: float = option(0.1, "learning rate", above=0)
+    lrUpdateRate: int = option(100, "change the rate of updates for the learning rate "
+                               "(tokens)", at_least=1)
+    dim: int = option(100, "size of word vectors", shape=True, at_least=1, at_most=100000)
+    ws: int = option(5, "size of the context window (unused in supervised mode)")
+    epoch: int = option(5, "number of epochs", at_least=1)
+    minCount: int = option(1, "minimal number of word occurrences", at_least=0)
+    minCountLabel: int = option(0, "minimal number of label occurrences", at_least=0)
+    neg: int = option(5, "number of negatives sampled (loss ns)", at_least=0)
+    wordNgrams: int = option(1, "max length of word ngram", shape=True, at_least=1)
+    loss: str = option(AUTO, LOSS_HELP, shape=True, choices=(AUTO, *LOSSES),
+                       value_aliases=LOSS_ALIASES)
+    bucket: int = option(2000000, "number of buckets for hashed n-grams", shape=True,
+                         at_least=0)
+    minn: int = option(0, "min length of char ngram", shape=True, at_least=0)
+    maxn: int = option(0, "max length of char ngram", shape=True, at_least=0)
+    thread: int = option(0, "number of threads (0 = all cores)", at_least=1)
+    t: float = option(1e-4, "sampling threshold (unused in supervised mode)")
+    label: str = option("__label__", "labels prefix", shape=True)
+    verbose: int = option(2, "verbosity level: 0 silent, 1 summary, 2 progress", saved=False)
+    pretrainedVectors: str = option("", "pretrained word vectors (.vec) for supervised "
+                                    "learning", saved=False)
+    saveOutput: bool = option(False, "also write the output matrix to OUTPUT.output")
+    seed: int = option(0, "random generator seed; with -thread 1 training is reproducible",
+                       at_least=0)
     # Tree output layers (treexc's own options).
-    arity: int = 0            # 0: 2 for hs, 20 for tree
-    treeUpdates: int = 50     # AssignLabels calls in the first half of training
-    maxDepth: int = -1        # tree depth limit: -1 auto, 0 none
-    treeGradient: str = "ll"  # "ll": log-likelihood variant, "plain": J_n gradient
+    arity: int = option(0, "tree arity M for hs and tree losses (0 = 2 for hs, 20 for tree)",
+                        shape=True)
+    # saved only when set: models without it keep their headers byte for byte
+    tree: str = option("", "output tree: learned (rebuilt by AssignLabels: -loss tree), "
+                       "huffman (fastText's: -loss hs), random or cluster (fixed); "
+                       "empty = the loss's own", saved=IF_SET, choices=("", *TREES))
+    treeUpdates: int = option(50, "learned tree: rebuilds (AssignLabels) in all (not "
+                              "per epoch), spread over the first half of training", at_least=0)
+    maxDepth: int = option(-1, "tree depth D: leaves at depth at most D (-1 = auto, the "
+                           "least depth that holds all labels; 0 = no limit; a Huffman "
+                           "tree's depths follow the counts)", shape=True,
+                           flags=("depth", "maxDepth"))
+    treeGradient: str = option("ll", "AssignLabels score: ll (log-likelihood) or plain "
+                               "(J_n gradient)", choices=("ll", "plain"))
 
     def effective_arity(self):
         if self.arity:
@@ -69,7 +107,7 @@ class Args:
         labels is known: a learned tree where the user asked for one by
         giving ``-arity``, else by :data:`AUTO_SOFTMAX_MAX_LABELS`.  Returns a
         line saying what was chosen and why (None if the loss was given)."""
-        if self.loss != "auto":
+        if self.loss != AUTO:
             return None
         if self.arity:
             self.loss, why = "tree", f"-arity {self.arity} given"
@@ -82,18 +120,16 @@ class Args:
         return f"output layer: {self.loss}{arity} (-loss auto: {why})"
 
 
-SUPERVISED_DEFAULTS = Args(thread=0)  # thread 0 = all cores, resolved at run time
-
-# Options that define the shape of a model (and so are saved with it).
-SHAPE_OPTIONS = ("dim", "loss", "arity", "wordNgrams", "bucket", "minn", "maxn",
-                 "label", "maxDepth")
+# What a model file must hold (checked on load).
+SHAPE_OPTIONS = shape_names(Args)
 
 
 def make_args(**flags):
-    """Args from keyword flags, validated, with fastText's adjustments."""
+    """Args from keyword flags (any spelling of a flag: ``depth`` or
+    ``maxDepth``), validated, with fastText's adjustments."""
     args = options_from_flags(Args, flags)
-    args.loss = LOSS_ALIASES.get(args.loss, args.loss)
-    if not args.arity and args.loss != "auto":  # auto: set with the loss
+    choose_tree(args)
+    if not args.arity and args.loss != AUTO:  # auto: set with the loss
         args.arity = args.effective_arity()
     # fastText: without word or character n-grams the hashed buckets are unused
     if args.wordNgrams <= 1 and args.maxn == 0:
@@ -102,21 +138,26 @@ def make_args(**flags):
     return args
 
 
-def validate(args):
-    bad = bad_option
-    check_number_ranges(args)
+def choose_tree(args):
+    """``-tree`` with ``-loss auto`` asks for a tree: ``hs`` for huffman,
+    ``tree`` for the others.  A loss's own tree is stored as "" (the old
+    spellings ``-loss hs`` and ``-loss tree`` give the same model files)."""
+    if args.tree not in TREES or args.loss not in (AUTO, *LOSSES):
+        return  # validate names what is wrong
+    if args.loss == AUTO:
+        args.loss = "hs" if args.tree == "huffman" else "tree"
+    if args.tree == usual_tree(args.loss):
+        args.tree = ""
 
-    if args.loss not in LOSSES:
-        bad("loss", args.loss, f"unknown loss (choose from {', '.join(LOSSES)}, one-vs-all)")
-    if not args.lr > 0:
-        bad("lr", args.lr, "must be > 0")
-    for name in ("dim", "epoch", "thread", "lrUpdateRate", "wordNgrams"):
-        if getattr(args, name) < 1:
-            bad(name, getattr(args, name), "must be >= 1")
-    for name in ("minCount", "minCountLabel", "bucket", "minn", "maxn", "neg",
-                 "treeUpdates", "seed"):
-        if getattr(args, name) < 0:
-            bad(name, getattr(args, name), "must be >= 0")
+
+def validate(args):
+    """The checks of the fields, then those across fields."""
+    bad = bad_option
+    check_fields(args)
+    if args.tree and not takes_tree(args.loss):
+        bad("tree", args.tree, f"-loss {args.loss} has no tree (use -loss hs or tree)")
+    if args.tree == "learned":  # -loss tree's own is stored as ""
+        bad("tree", args.tree, f"-loss {args.loss} keeps its tree fixed (use -loss tree)")
     if args.maxn and args.minn > args.maxn:
         bad("minn", args.minn, f"must be <= -maxn ({args.maxn})")
     if args.maxn and args.minn < 1:
@@ -126,24 +167,16 @@ def validate(args):
     if args.loss == "ns" and args.neg < 1:
         bad("neg", args.neg, "must be >= 1 with -loss ns")
     if args.maxDepth < -1:
-        bad("maxDepth", args.maxDepth, "must be -1 (auto), 0 (no limit) or a depth >= 1")
-    if args.arity < 2 and not (args.loss == "auto" and args.arity == 0):
+        bad("depth", args.maxDepth, "must be -1 (auto), 0 (no limit) or a depth >= 1")
+    if args.arity < 2 and not (args.loss == AUTO and args.arity == 0):
         bad("arity", args.arity, "must be >= 2")
-    if args.treeGradient not in ("ll", "plain"):
-        bad("treeGradient", args.treeGradient, "must be ll or plain")
     if not args.label:
         bad("label", repr(args.label), "the label prefix must not be empty")
     if any(c.isspace() for c in args.label):
         bad("label", repr(args.label), "the label prefix must not contain white space")
-    if args.dim > 100000:
-        bad("dim", args.dim, "must be <= 100000")
     return args
 
 
 def to_dict(args):
-    return dataclasses.asdict(args)
-
-
-def from_dict(d):
-    names = {f.name for f in dataclasses.fields(Args)}
-    return Args(**{k: v for k, v in d.items() if k in names})
+    """What a model file's header holds: the saved options (``option_values``)."""
+    return option_values(args, saved_only=True)

@@ -1,95 +1,40 @@
 """The classifier's commands: supervised, predict, predict-prob, test,
 test-label, print-word-vectors, print-sentence-vectors, dump."""
 
-import dataclasses
 import math
+import sys
 
 import click
 
-from ..classify.options import SUPERVISED_DEFAULTS, Args, make_args
+from ..classify.options import Args, make_args
+from ..options import option_values
 from .common import (
     FastTextCommand,
     NumberArgsCommand,
     check_k_threshold,
     check_output_writable,
     load_classifier,
-    make_reporter,
     model_input_k_threshold,
+    option_flags,
     stdin_lines,
     write_stdout,
 )
 
-HELP = {
-    "input": "training file path (fastText format; .gz accepted; - = stdin)",
-    "output": "output file path, without extension (.bin and .vec are written)",
-    "lr": "learning rate",
-    "lrUpdateRate": "change the rate of updates for the learning rate (tokens)",
-    "dim": "size of word vectors",
-    "ws": "size of the context window (unused in supervised mode)",
-    "epoch": "number of epochs",
-    "minCount": "minimal number of word occurrences",
-    "minCountLabel": "minimal number of label occurrences",
-    "neg": "number of negatives sampled (loss ns)",
-    "wordNgrams": "max length of word ngram",
-    "loss": "loss function {auto, softmax, hs, ova, ns, tree}; auto = flat softmax up to "
-            "4,096 labels, a learned tree above (or when -arity is given)",
-    "bucket": "number of buckets for hashed n-grams",
-    "minn": "min length of char ngram",
-    "maxn": "max length of char ngram",
-    "thread": "number of threads (0 = all cores)",
-    "t": "sampling threshold (unused in supervised mode)",
-    "label": "labels prefix",
-    "verbose": "verbosity level: 0 silent, 1 summary, 2 progress",
-    "pretrainedVectors": "pretrained word vectors (.vec) for supervised learning",
-    "saveOutput": "also write the output matrix to OUTPUT.output",
-    "seed": "random generator seed; with -thread 1 training is reproducible",
-    "arity": "tree arity M for hs and tree losses (0 = 2 for hs, 20 for tree)",
-    "treeUpdates": "tree rebuilds (AssignLabels) in the first half of training",
-    "maxDepth": "depth limit of a learned tree: -1 = auto (the least depth that "
-                "holds all labels), 0 = none",
-    "treeGradient": "AssignLabels score: ll (log-likelihood) or plain (J_n gradient)",
-}
-
-
-
-def training_options(defaults):
-    """click options for every Args field, as -name and --name."""
-
-    def decorate(f):
-        for field in reversed(dataclasses.fields(Args)):
-            name = field.name
-            default = getattr(defaults, name)
-            kind = field.type
-            extra = {"is_flag": True} if kind is bool else {"type": kind}
-            if name in ("input", "output"):
-                # no default at all: recent click versions take an explicit
-                # default=None as a value and then do not require the flag
-                extra["required"] = True
-                extra["type"] = str
-            else:
-                extra["default"] = None
-            f = click.option(f"-{name}", f"--{name}", name,
-                             help=HELP[name] + ("" if name in ("input", "output")
-                                                else f" [{default}]"),
-                             **extra)(f)
-        return f
-
-    return decorate
-
-
 
 @click.command(cls=FastTextCommand, context_settings={"show_default": False})
-@training_options(SUPERVISED_DEFAULTS)
+@option_flags(Args)
 def supervised(**flags):
     """Train a supervised classifier.
 
     \b
     treexc supervised -input train.txt -output model -epoch 25 -wordNgrams 2
     treexc supervised -input train.txt -output model -loss hs
+    treexc supervised -input train.txt -output model -tree learned -arity 16 -depth 3
     """
     from ..classify.training import train_supervised
     from ..io.publish import OutputSet, interrupt_on_signals
     from ..io.vectors import write_vec
+    from ..runtime import reporter_factory
 
     args = make_args(**flags)
     bin_path, vec_path, out_path = (args.output + ext for ext in (".bin", ".vec", ".output"))
@@ -99,7 +44,7 @@ def supervised(**flags):
     outputs = OutputSet(finals)
     with interrupt_on_signals(), outputs:
         outputs.remove_stale()
-        model = train_supervised(args, make_reporter(args.verbose))
+        model = train_supervised(args, reporter_factory(args.verbose, sys.stderr)())
         outputs.write(bin_path, model.save_model)
         outputs.write(vec_path, lambda tmp: write_vec(tmp, model.get_words(),
                                                       model.word_vectors()))
@@ -291,7 +236,7 @@ def dump(model_path, what):
             lines.clear()
 
     if what == "args":
-        for name, value in dataclasses.asdict(model.args).items():
+        for name, value in option_values(model.args).items():
             write(printable(f"{name} {value}") + "\n")
     elif what == "dict":
         d = model.dictionary

@@ -1,6 +1,8 @@
-"""What every command shares: fastText-style argument parsing, one-line
-errors, writing answers to standard output, output checks, reporters."""
+"""What every command shares: fastText-style argument parsing, the training
+commands' flags, one-line errors, writing answers to standard output,
+output checks."""
 
+import dataclasses
 import difflib
 import errno
 import io
@@ -11,6 +13,7 @@ import sys
 import click
 
 from ..errors import TreexcError
+from ..options import flag_names, help_text
 
 
 class NumberArgsCommand(click.Command):
@@ -59,6 +62,27 @@ class FastTextCommand(click.Command):
                 raise click.UsageError(f"unknown option {name}{hint}", ctx)
         return super().parse_args(ctx, args)
 
+
+
+def option_flags(cls):
+    """click options for every field of the options dataclass ``cls``
+    (``treexc.options``), each of its names as ``-name`` and ``--name``, its
+    help and default from the field.  An absent flag is None: the field's
+    default applies (``options_from_flags``)."""
+
+    def decorate(f):
+        for field in reversed(dataclasses.fields(cls)):
+            kind = {"is_flag": True} if field.type is bool else {"type": field.type}
+            # a required one gets no default at all: recent click versions take
+            # an explicit default=None as a value and then do not require it
+            given = {"required": True} if field.metadata["required"] else {"default": None}
+            spellings = [f"{dashes}{name}" for name in flag_names(field)
+                         for dashes in ("-", "--")]
+            f = click.option(*spellings, field.name, help=help_text(field),
+                             **kind, **given)(f)
+        return f
+
+    return decorate
 
 
 def is_number(text):
@@ -186,19 +210,6 @@ def check_output_writable(output, finals=(), flag="-output"):
         if os.path.isdir(final):
             raise TreexcError(f"{flag} {output}: {final} is a folder "
                               "(remove it or choose another name)")
-
-
-
-def make_reporter(verbose):
-    from .. import runtime as progress
-
-    if verbose < 1:
-        return None
-    if verbose == 1:
-        return progress.SummaryReporter(sys.stderr)
-    if sys.stderr.isatty():
-        return progress.RichReporter()
-    return progress.LineReporter(sys.stderr)
 
 
 

@@ -5,7 +5,6 @@ These are plain click commands; :func:`register` adds them to the main
 ``treexc`` group (which turns ``TreexcError`` into one line on stderr).
 """
 
-import dataclasses
 import json
 import math
 import os
@@ -15,65 +14,8 @@ import sys
 import click
 
 from ..errors import TreexcError
-from ..lm.options import LM_DEFAULTS, LMArgs
-from .common import check_output_writable, write_stdout
-
-HELP = {
-    "input": "training text (one paragraph or sentence per line; .gz accepted)",
-    "output": "output path without extension (OUTPUT.bin is written)",
-    "valid": "validation text: perplexity after each epoch",
-    "test": "test text: also evaluated at each evaluation (for learning curves)",
-    "log": "write one JSON record per evaluation to this file (for `treexc plot`; "
-           "published with OUTPUT.bin when the run ends)",
-    "name": "run name in the log records (default: the -output name)",
-    "dim": "size of word embeddings and of the context vector",
-    "context": "number of previous words in the context",
-    "batch": "mini-batch size (positions per Adagrad step)",
-    "lr": "Adagrad learning rate",
-    "epoch": "number of epochs",
-    "minCount": "words seen fewer times become <unk>",
-    "loss": "output layer: tree (tree softmax) or softmax (flat, tied embeddings)",
-    "tree": "tree for -loss tree: learned, random or cluster",
-    "arity": "tree arity M (0 = the smallest with M^depth >= vocabulary)",
-    "depth": "depth of every leaf of the tree",
-    "massSlack": "learned tree: a subtree takes at most massSlack/arity of its parent's "
-                 "word occurrences unless it holds one word (0 = no limit)",
-    "treeUpdates": "tree rebuilds (AssignLabels) per epoch for -tree learned",
-    "treeEpochs": "the learned tree is rebuilt during the first (fraction of) epochs, "
-                  "then frozen (0 = the first half of training)",
-    "leafRows": "1: on a rebuild a word takes its leaf row (output vector) along; "
-                "0: rows stay with the slot",
-    "clusterEpoch": "epochs of the random-tree run whose vectors -tree cluster clusters",
-    "evalPerEpoch": "evaluations (and log records) per epoch",
-    "thread": "number of threads (0 = all cores)",
-    "seed": "random generator seed",
-    "verbose": "verbosity level: 0 silent, 1 results, 2 progress",
-}
-
-
-def lm_options(f):
-    for field in reversed(dataclasses.fields(LMArgs)):
-        name = field.name
-        default = getattr(LM_DEFAULTS, name)
-        extra = {"type": field.type}  # the annotation: 0 may stand for a float
-        if name in ("input", "output"):
-            extra["required"] = True
-        shown = "" if name in ("input", "output") or default == "" else f" [{default}]"
-        f = click.option(f"-{name}", f"--{name}", name, default=None,
-                         help=HELP[name] + shown, **extra)(f)
-    return f
-
-
-def _reporter_factory(verbose):
-    from ..runtime import SilentReporter
-
-    if verbose < 2:
-        return SilentReporter
-    if sys.stderr.isatty():
-        from ..runtime import RichReporter
-        return RichReporter
-    from ..runtime import LineReporter
-    return lambda: LineReporter(sys.stderr)
+from ..lm.options import LMArgs, make_lm_args
+from .common import FastTextCommand, check_output_writable, option_flags, write_stdout
 
 
 def format_record(r):
@@ -90,8 +32,8 @@ def format_record(r):
     return " | ".join(parts)
 
 
-@click.command(context_settings={"show_default": False})
-@lm_options
+@click.command(cls=FastTextCommand, context_settings={"show_default": False})
+@option_flags(LMArgs)
 def lm(**flags):
     """Train a log-bilinear language model (flat or tree softmax).
 
@@ -105,8 +47,8 @@ def lm(**flags):
     after each epoch; writes OUTPUT.bin.
     """
     from ..io.publish import OutputSet, interrupt_on_signals
-    from ..lm.options import make_lm_args
     from ..lm.training import train_lm
+    from ..runtime import reporter_factory
 
     args = make_lm_args(**flags)
     bin_path = args.output + ".bin"
@@ -142,7 +84,8 @@ def lm(**flags):
                         from None
 
         try:
-            model, records = train_lm(args, _reporter_factory(args.verbose), echo, on_eval)
+            reporters = reporter_factory(args.verbose, sys.stderr, summary=False)
+            model, records = train_lm(args, reporters, echo, on_eval)
         finally:
             if log is not None:
                 try:

@@ -1,96 +1,84 @@
-"""Options of ``treexc lm``, with their defaults and checks."""
+"""Options of ``treexc lm``: each field says its help, flags, checks and
+whether it is saved with the model (``treexc.options``)."""
 
-import math
 from dataclasses import dataclass
 
-from ..options import bad_option as bad
-from ..options import check_number_ranges, options_from_flags
+from ..options import (
+    TREES,
+    bad_option,
+    check_fields,
+    option,
+    options_from_flags,
+    shape_names,
+)
 
 MODEL_KIND = "lm"
-
 
 LOSSES = ("tree", "softmax")
 
 
 
-TREES = ("learned", "random", "cluster")
-
-
-
 @dataclass
 class LMArgs:
-    input: str = ""
-    output: str = ""
-    valid: str = ""
-    test: str = ""
-    log: str = ""
-    name: str = ""
-    dim: int = 200
-    context: int = 4
-    batch: int = 128
-    lr: float = 0.1
-    epoch: int = 5
-    minCount: int = 5
-    loss: str = "tree"
-    tree: str = "learned"
-    arity: int = 0             # 0: the smallest M with M ** depth >= vocabulary
-    depth: int = 3
-    massSlack: float = 0.0     # learned tree: a child holds at most massSlack/arity of
-                               # its parent's word count, unless alone (0: no limit)
-    treeUpdates: int = 50      # AssignLabels calls per epoch (learned tree)
-    treeEpochs: float = 0      # the learned tree is rebuilt during these first epochs
-                               # (0: the first half of training), then frozen
-    leafRows: int = 1          # 1: a word's leaf row moves with the word on a rebuild
-    clusterEpoch: float = 0.5  # length of the run that gives the clustering tree's vectors
-    evalPerEpoch: int = 1
-    thread: int = 0            # 0: all cores
-    seed: int = 0
-    verbose: int = 2
+    input: str = option("", "training text (one paragraph or sentence per line; .gz "
+                        "accepted)", saved=False, required=True)
+    output: str = option("", "output path without extension (OUTPUT.bin is written)",
+                         saved=False, required=True)
+    valid: str = option("", "validation text: perplexity after each epoch", saved=False)
+    test: str = option("", "test text: also evaluated at each evaluation (for learning "
+                       "curves)", saved=False)
+    log: str = option("", "write one JSON record per evaluation to this file (for `treexc "
+                      "plot`; published with OUTPUT.bin when the run ends)", saved=False)
+    name: str = option("", "run name in the log records (default: the -output name)")
+    dim: int = option(200, "size of word embeddings and of the context vector", shape=True,
+                      at_least=1, at_most=10000)
+    context: int = option(4, "number of previous words in the context", shape=True,
+                          at_least=1)
+    batch: int = option(128, "mini-batch size (positions per Adagrad step)", at_least=1)
+    lr: float = option(0.1, "Adagrad learning rate", above=0)
+    epoch: int = option(5, "number of epochs", at_least=1)
+    minCount: int = option(5, "words seen fewer times become <unk>", shape=True, at_least=1)
+    loss: str = option("tree", "output layer: tree (tree softmax) or softmax (flat, tied "
+                       "embeddings)", shape=True, choices=LOSSES)
+    tree: str = option("learned", "tree for -loss tree: learned (rebuilt by AssignLabels), "
+                       "huffman (over word counts), random or cluster (fixed)", shape=True,
+                       choices=TREES)
+    arity: int = option(0, "tree arity M (0 = the smallest with M^depth >= vocabulary)",
+                        shape=True)
+    depth: int = option(3, "tree depth D: leaves at depth at most D (a Huffman "
+                      "tree's depths follow the counts)", shape=True, at_least=1)
+    massSlack: float = option(0.0, "learned tree: a subtree takes at most massSlack/arity "
+                              "of its parent's word occurrences unless it holds one word "
+                              "(0 = no limit)", at_least=0)
+    treeUpdates: int = option(50, "-tree learned: rebuilds (AssignLabels) per epoch, "
+                              "while it is learned (see -treeEpochs)", at_least=0)
+    treeEpochs: float = option(0, "the learned tree is rebuilt during the first (fraction "
+                               "of) epochs, then frozen (0 = the first half of training)",
+                               at_least=0)
+    leafRows: int = option(1, "1: on a rebuild a word takes its leaf row (output vector) "
+                           "along; 0: rows stay with the slot", choices=(0, 1))
+    clusterEpoch: float = option(0.5, "epochs of the random-tree run whose vectors -tree "
+                                 "cluster clusters", above=0, at_most=100)
+    evalPerEpoch: int = option(1, "evaluations (and log records) per epoch", at_least=1)
+    thread: int = option(0, "number of threads (0 = all cores)", at_least=1)
+    seed: int = option(0, "random generator seed", at_least=0)
+    verbose: int = option(2, "verbosity level: 0 silent, 1 results, 2 progress", saved=False)
 
 
-
-LM_DEFAULTS = LMArgs()
-
-
-
-# What defines a model's shape (saved with it).
-SHAPE_OPTIONS = ("dim", "context", "loss", "tree", "arity", "depth", "minCount")
-
+# What a model file must hold (checked on load).
+SHAPE_OPTIONS = shape_names(LMArgs)
 
 
 def make_lm_args(**flags):
+    """LMArgs from keyword flags, validated."""
     args = options_from_flags(LMArgs, flags)
     validate(args)
     return args
 
 
-
 def validate(args):
-    check_number_ranges(args)
-    if args.loss not in LOSSES:
-        bad("loss", args.loss, f"unknown loss (choose from {', '.join(LOSSES)})")
-    if args.leafRows not in (0, 1):
-        bad("leafRows", args.leafRows, "must be 0 or 1")
-    if args.tree not in TREES:
-        bad("tree", args.tree, f"unknown tree (choose from {', '.join(TREES)})")
-    if not args.lr > 0 or not math.isfinite(args.lr):
-        bad("lr", args.lr, "must be > 0")
-    for name in ("dim", "context", "batch", "epoch", "thread", "minCount", "depth",
-                 "evalPerEpoch"):
-        if getattr(args, name) < 1:
-            bad(name, getattr(args, name), "must be >= 1")
-    for name in ("treeUpdates", "seed"):
-        if getattr(args, name) < 0:
-            bad(name, getattr(args, name), "must be >= 0")
+    """The checks of the fields, then those across fields."""
+    check_fields(args)
     if args.arity == 1 or args.arity < 0:
-        bad("arity", args.arity, "must be >= 2 (or 0: fit the vocabulary)")
-    for name in ("treeEpochs", "massSlack"):
-        value = getattr(args, name)
-        if not value >= 0 or not math.isfinite(value):
-            bad(name, value, "must be >= 0")
-    if not 0 < args.clusterEpoch <= 100:
-        bad("clusterEpoch", args.clusterEpoch, "must be > 0")
-    if args.dim > 10000:
-        bad("dim", args.dim, "must be <= 10000")
+        bad_option("arity", args.arity, "must be >= 2 (or 0: fit the vocabulary)")
     return args
-
