@@ -12,7 +12,7 @@ from ..errors import TreexcError
 from ..io import modelfile
 from ..io.textio import read_text, to_bytes
 from ..loss.kernels import LOSS_NS, LOSS_OVA, LOSS_TREE
-from ..text.dictionary import Dictionary
+from ..text.dictionary import Dictionary, check_duplicates
 from ..text.subwords import word_vectors as subword_vectors
 from ..trees.assign_kernels import collect_statistics
 from ..trees.tree import Tree
@@ -216,10 +216,14 @@ class Model:
         modelfile.save(path, header, arrays)
 
 
-def load_model(path):
+def load_model(path, loaded=None):
     """A classifier from ``path``, every part of the file checked first
-    (the kernels trust their arrays: a bad index would read out of bounds)."""
-    header, a = modelfile.load(path, mapped=("w_in", "w_out"))
+    (the kernels trust their arrays: a bad index would read out of bounds).
+    ``loaded``: ``modelfile.load``'s answer, when the file has been read
+    already (``classify/firstlines.py``, which makes the same checks
+    without Numba)."""
+    header, a = loaded if loaded is not None else modelfile.load(
+        path, mapped=("w_in", "w_out"))
     kind = header.get("kind")
     if kind != MODEL_KIND:
         kind = modelfile.describe(kind).strip("'")
@@ -274,4 +278,4 @@ def _check_dictionary(d):
     if not 0 <= d.nwords < len(d.entry_off):
         raise ValueError(f"nwords {d.nwords} with {len(d.entry_off)} entries and no label")
     # the table built while checking is the one the dictionary keeps
-    d._table = modelfile.check_duplicates(d.entry_off, d.entry_len, d.pool)
+    d._table = check_duplicates(d.entry_off, d.entry_len, d.pool)

@@ -6,6 +6,12 @@ last newline, and each piece's complete lines are encoded and predicted in
 one kernel call.  So a slow producer gets an answer per line at once, and a
 fast one gets batch throughput.
 
+The first pieces are answered without Numba (``classify/firstlines.py``):
+importing it and loading the kernels costs more than answering a few lines
+with numpy.  The kernels take over for good at the first piece of more than
+:data:`FIRST_PIECE` lines, once :data:`FIRST_LINES` lines have been answered,
+or at a line numpy cannot decide; the answers are the same either way.
+
 Every input line gets exactly one output line, whatever its bytes (see
 ``textio``): labels are printed with control characters escaped
 (``textio.printable``), so a label cannot split an answer in two.
@@ -14,22 +20,42 @@ Every input line gets exactly one output line, whatever its bytes (see
 import numpy as np
 
 from ..io.textio import ByteCheck, display_name, printable, read_line_chunks, to_bytes
+from . import firstlines
+
+# numpy answers a line in about 0.1-1 ms (a few lines cost less than the
+# kernels' 0.9 s start), the kernels in microseconds
+FIRST_PIECE = 100
+FIRST_LINES = 1000
 
 
-def label_names(model):
+def label_names(labels):
     """Printable label names, plus ``""`` for a slot with no label."""
-    return np.array([printable(name) for name in model.get_labels()] + [""], dtype=object)
+    return np.array([printable(name) for name in labels] + [""], dtype=object)
 
 
-def stream_predictions(model, path, k, threshold, with_prob):
+def stream_predictions(model_path, path, k, threshold, with_prob, kernel_model):
     """Yield output bytes, one line per input line, piece by piece; then warn
-    once if some lines held invalid UTF-8 or NUL bytes."""
-    names = label_names(model)
+    once if some lines held invalid UTF-8 or NUL bytes.  The model file is
+    read and checked before any input; ``kernel_model(first)`` gives the
+    kernels' ``Model`` of that file (``first.loaded``) when they take over."""
+    first = firstlines.load(model_path)
+    names = label_names(first.labels)
     check = ByteCheck()
+    model = None
+    answered = 0
     for _, piece in read_line_chunks(path, check):
-        corpus = model.encode_text(np.frombuffer(piece, dtype=np.uint8))
-        labels, scores, counts = model.predict_corpus(corpus, k, threshold)
-        yield to_bytes(format_predictions(names, labels, scores, counts, with_prob))
+        answer = None
+        if model is None:
+            lines = piece.count(b"\n") + (not piece.endswith(b"\n"))
+            answered += lines
+            if lines <= FIRST_PIECE and answered <= FIRST_LINES:
+                answer = first.predict(piece, k, threshold, with_prob)
+            if answer is None:
+                model = kernel_model(first)
+        if answer is None:
+            corpus = model.encode_text(np.frombuffer(piece, dtype=np.uint8))
+            answer = model.predict_corpus(corpus, k, threshold)
+        yield to_bytes(format_predictions(names, *answer, with_prob))
     check.warn(display_name(path))
 
 

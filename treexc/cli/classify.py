@@ -108,12 +108,26 @@ def predict_prob(model_path, input_path, k, threshold):
 
 
 def _predict(model_path, input_path, k, threshold, with_prob):
+    # imported here, not above: only a running command loads numpy and Numba
     from ..classify.predict import stream_predictions
 
+    def kernel_model(first):
+        # imported here: Numba and the kernels (0.9 s) only once the input
+        # turns out big; the first lines need numpy alone (classify/firstlines.py)
+        from .. import jitstart
+        from ..classify.model import load_model
+
+        jitstart.prepare()
+        return load_model(model_path, loaded=first.loaded)
+
     check_k_threshold(k, threshold)
-    model = load_classifier(model_path)
-    for chunk in stream_predictions(model, input_path, k, threshold, with_prob):
+    for chunk in stream_predictions(model_path, input_path, k, threshold, with_prob,
+                                    kernel_model):
         write_stdout(chunk)
+
+
+# _predict prepares Numba itself, when it needs the kernels (main._kernels_ready)
+predict.callback.kernels_ready = predict_prob.callback.kernels_ready = True
 
 
 

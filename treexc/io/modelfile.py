@@ -25,7 +25,9 @@ arrays named in ``mapped`` stay views of the mapping, every other array is
 copied into memory and verified.  ``treexc check`` (:func:`verify`) verifies
 every checksum of any file.  The checks of the arrays' contents that both
 model kinds need (vocabulary entries inside the pool, tree size, finite
-weights) are here too.
+weights) are here too; the one that needs a hash table (no duplicate
+vocabulary entry) is ``text.dictionary.check_duplicates``.  No Numba here:
+``classify/firstlines.py`` loads a model before Numba is imported.
 """
 
 import dataclasses
@@ -40,7 +42,6 @@ import zlib
 import numpy as np
 
 from ..errors import TreexcError, os_error_message
-from ..text.table import build_table_checked
 
 MAGIC = b"TREEXC\x00M"
 END_MAGIC = b"TREEXEND"
@@ -347,15 +348,6 @@ def check_entries(pool, entry_off, entry_len, counts):
               or (entry_off < 0).any()
               or (entry_off > len(pool) - entry_len.astype(np.int64)).any()):
         raise ValueError("vocabulary entries outside the byte pool")
-
-
-def check_duplicates(entry_off, entry_len, pool):
-    """The vocabulary's hash table, refusing duplicate entries (a table
-    holding them could cost quadratic time to build)."""
-    slots, entry_hash, duplicate = build_table_checked(entry_off, entry_len, pool)
-    if duplicate >= 0:
-        raise ValueError(f"vocabulary entry {duplicate} appears twice")
-    return slots, entry_hash
 
 
 # A label's path is about log(labels) nodes long in any tree treexc builds

@@ -28,6 +28,7 @@ import numpy as np
 from ..errors import TreexcError
 from ..io import modelfile
 from ..loss.topk import tree_top_k
+from ..text.dictionary import check_duplicates
 from ..text.vocab import Vocab, read_stream
 from ..trees.tree import Tree
 from . import kernels as kern
@@ -212,7 +213,7 @@ def _checked_parts(header, a):
     entry_len = modelfile.array(a, "entry_len", "<i4", 1)
     counts = modelfile.array(a, "counts", "<i8", 1)
     modelfile.check_entries(pool, entry_off, entry_len, counts)
-    modelfile.check_duplicates(entry_off, entry_len, pool)
+    check_duplicates(entry_off, entry_len, pool)
     vocab = Vocab(pool, entry_off, entry_len, counts)
     d, V, T = args.dim, vocab.size, args.context
     U = modelfile.array(a, "U", "<f4", 2)

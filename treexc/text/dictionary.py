@@ -161,6 +161,16 @@ class Dictionary:
         self._table = None
 
 
+def check_duplicates(entry_off, entry_len, pool):
+    """The vocabulary's hash table ``(slots, entry_hash)`` of a model file's
+    entries, refusing duplicate entries with ``ValueError`` (a table holding
+    them could cost quadratic time to build)."""
+    slots, entry_hash, duplicate = table.build_table_checked(entry_off, entry_len, pool)
+    if duplicate >= 0:
+        raise ValueError(f"vocabulary entry {duplicate} appears twice")
+    return slots, entry_hash
+
+
 def build_dictionary(data, args, name):
     """Count the tokens of ``data`` and keep those passing the thresholds."""
     entry_off, entry_len, counts, pool, n_lines, _ = tk.count_tokens(data)

@@ -1,0 +1,401 @@
+"""The first answers of ``predict``, without Numba.
+
+Why: importing Numba and loading the cached prediction kernels costs about
+0.9 s, against 0.3 s for Python, numpy and the model file.  A short
+prediction (one line typed, a few lines piped) is answered here with numpy
+only; the kernels take over once the input turns out big
+(``classify/predict.py`` says when).  This module imports nothing that
+imports Numba (a test checks ``sys.modules``).
+
+What it mirrors, and must stay identical to:
+
+* :func:`load` makes every check of ``classify.model.load_model`` in the same
+  order with the same messages; the two checks done there by kernels (no
+  duplicate vocabulary entry, ``trees.path_kernels.compute_paths``) are
+  written here with Python and numpy.
+* :meth:`FirstLines.features` is ``text.kernels.encode_lines`` for one line:
+  fastText's separators, ``</s>`` at a newline, labels skipped, FNV-1a on
+  sign-extended bytes (``text.table``), character n-grams of ``<word>``
+  counted in UTF-8 characters, word n-grams ``h * 116049371 + next``.
+* :meth:`FirstLines.predict` answers as ``classify.predict_kernels``
+  (``loss.topk``, ``loss.kernels.node_probabilities``): the mean of the
+  feature rows, then the exact top-k over every leaf with the threshold.
+
+The kernels add float32 numbers in an order chosen by the compiler
+(``fastmath``: vectorised, fused multiply-adds), which numpy cannot
+reproduce.  So every score is computed here as an interval that holds the
+kernels' value whatever that order (bounds of float32 summation, a few ulps
+for exp and log), and an answer is given only when the intervals decide it:
+the labels and their order, the threshold, and, for ``predict-prob``, every
+printed digit.  Otherwise :meth:`FirstLines.predict` returns ``None`` and
+the caller asks the kernels: the answers are theirs, byte for byte.
+Labels are almost always decided; six printed digits of a probability
+seldom are (the kernels' own last float32 bits move them), so
+``predict-prob`` mostly goes to the kernels.
+"""
+
+import re
+
+import numpy as np
+
+from ..errors import TreexcError
+from ..io import modelfile
+from ..io.textio import to_bytes, to_str
+from ..loss.registry import LOSSES, loss
+from ..options import shape_names
+from .options import Args, validate
+
+MODEL_KIND = "supervised"  # classify.model.MODEL_KIND
+LOG_FLOOR = float(np.log(1e-300))  # the kernels' log(max(p, 1e-300))
+# A token is a run of bytes other than fastText's separators (a newline ends
+# the line with </s>).
+_TOKEN = re.compile(rb"[^ \n\r\t\v\f\x00]+")
+_U32 = 2.0 ** -24   # float32 unit roundoff
+_U64 = 2.0 ** -53
+_TINY = 2.0 ** -120  # room for float32 underflow, per term
+# Relative error of a float64 exp, log or division in the kernels (a few
+# ulps; libm and vectorised versions alike) and of a float32 exp.
+_F64_ULPS = 16 * _U64
+_F32_EXP = 8 * _U32
+_TREE_ERRORS = {2: "label {} appears twice", 4: "label {} has no leaf",
+                5: "node {} is unreachable"}  # trees.tree._TREE_ERRORS
+
+
+def _gamma(n, u):
+    """Bound of the relative error of a sum of ``n`` terms, any order."""
+    return n * u / (1 - n * u)
+
+
+def fnv_hash(raw):
+    """fastText's 32-bit FNV-1a over sign-extended bytes (``text.table``)."""
+    h = 2166136261
+    for b in raw:
+        if b >= 128:
+            b |= 0xFFFFFF00
+        h = ((h ^ b) * 16777619) & 0xFFFFFFFF
+    return h
+
+
+def signed_widen(h):  # text.table.signed_widen
+    return h | 0xFFFFFFFF00000000 if h >= 0x80000000 else h
+
+
+def load(path, loaded=None):
+    """A :class:`FirstLines` for the classifier in ``path``: the checks and
+    messages of ``classify.model.load_model``.  ``loaded`` is
+    ``modelfile.load``'s answer when the file has been read already."""
+    header, a = loaded if loaded is not None else modelfile.load(
+        path, mapped=("w_in", "w_out"))
+    kind = header.get("kind")
+    if kind != MODEL_KIND:
+        kind = modelfile.describe(kind).strip("'")
+        raise TreexcError(f"{path}: this is a '{kind}' model, not a classifier")
+    try:
+        saved = header["args"]
+        args = validate(modelfile.options(Args, saved))
+        if args.loss not in LOSSES:  # "auto" is resolved before a model is saved
+            raise ValueError(f"loss {args.loss!r}")
+        missing = [name for name in shape_names(Args) if name not in saved]
+        if missing:
+            raise KeyError(missing[0])
+        nwords, has_tree = header["nwords"], header["has_tree"]
+        if type(nwords) is not int or type(has_tree) is not bool:
+            raise TypeError("nwords or has_tree")
+        pool = modelfile.array(a, "pool", "u1", 1)
+        entry_off = modelfile.array(a, "entry_off", "<i8", 1)
+        entry_len = modelfile.array(a, "entry_len", "<i4", 1)
+        modelfile.check_entries(pool, entry_off, entry_len,
+                                modelfile.array(a, "counts", "<i8", 1))
+        if not 0 <= nwords < len(entry_off):
+            raise ValueError(f"nwords {nwords} with {len(entry_off)} entries and no label")
+        keys, entry_ids = _entries(pool, entry_off, entry_len)
+        nlabels = len(entry_off) - nwords
+        children = None
+        if has_tree:
+            children = modelfile.array(a, "children", "<i4", 2)
+            modelfile.check_tree(children, nlabels)
+            _check_paths(children, nlabels)
+        w_in = modelfile.array(a, "w_in", "<f4", 2)
+        w_out = modelfile.array(a, "w_out", "<f4", 2)
+        expected_out = children.size if has_tree else nlabels
+        if (w_in.shape[1] != args.dim or w_out.shape != (expected_out, args.dim)
+                or w_in.shape[0] != nwords + args.bucket
+                or w_in.shape[0] >= 2 ** 31  # feature ids are int32
+                or (not has_tree) == loss(args.loss).has_tree):
+            raise TreexcError("matrix shapes do not match")
+        modelfile.check_weights("w_in", w_in)
+        modelfile.check_weights("w_out", w_out)
+    except KeyError as e:
+        raise TreexcError(f"{path}: corrupt model (missing {e})") from None
+    except (TypeError, AttributeError):
+        raise TreexcError(f"{path}: corrupt model header") from None
+    except (ValueError, TreexcError) as e:  # a bad option, array or tree: name the file
+        raise TreexcError(f"{path}: corrupt model ({e})") from None
+    labels = [to_str(key) for key in keys[nwords:]]
+    return FirstLines(args, nwords, entry_ids, labels, children, w_in, w_out, (header, a))
+
+
+def _entries(pool, entry_off, entry_len):
+    """Every entry's bytes, and ``{bytes: id}``; a duplicate entry is
+    refused as ``text.dictionary.check_duplicates`` does."""
+    raw = pool.tobytes()
+    keys = [raw[o:o + n] for o, n in zip(entry_off.tolist(), entry_len.tolist())]
+    ids = dict(zip(reversed(keys), range(len(keys) - 1, -1, -1)))  # the first wins
+    if len(ids) != len(keys):
+        duplicate = next(i for i, key in enumerate(keys) if ids[key] != i)
+        raise ValueError(f"vocabulary entry {duplicate} appears twice")
+    return keys, ids
+
+
+def _check_paths(children, n_labels):
+    """The checks of ``trees.path_kernels.compute_paths`` that
+    ``modelfile.check_tree`` leaves to it: each label in exactly one leaf,
+    every node reachable (first failure in the kernel's scan order)."""
+    flat = children.reshape(-1).astype(np.int64)
+    where = np.flatnonzero((flat >= 0) & (flat < n_labels))
+    leaves = flat[where]
+    _, first = np.unique(leaves, return_index=True)
+    if len(first) != len(leaves):
+        again = np.setdiff1d(np.arange(len(leaves)), first)[0]
+        raise TreexcError("corrupt tree: " + _TREE_ERRORS[2].format(leaves[again]))
+    if len(leaves) != n_labels:
+        missing = np.setdiff1d(np.arange(n_labels), leaves)[0]
+        raise TreexcError("corrupt tree: " + _TREE_ERRORS[4].format(missing))
+    inner = np.unique(flat[flat >= n_labels]) - n_labels
+    if len(inner) != len(children) - 1:
+        missing = np.setdiff1d(np.arange(1, len(children)), inner)[0]
+        raise TreexcError("corrupt tree: " + _TREE_ERRORS[5].format(missing))
+
+
+class FirstLines:
+    """A checked classifier, as numpy arrays, that answers lines."""
+
+    def __init__(self, args, nwords, entry_ids, labels, children, w_in, w_out, loaded):
+        self.args = args
+        self.nwords = nwords
+        self.entry_ids = entry_ids
+        self.children = children
+        self.w_in, self.w_out = w_in, w_out
+        self.loaded = loaded  # (header, arrays): the kernels' model reuses them
+        self.labels = labels
+        self.nlabels = len(self.labels)
+        eos = entry_ids.get(b"</s>", -1)
+        self.eos_id = eos if eos < nwords else -1
+        self.prefix = to_bytes(args.label)
+        self._w_out64 = None
+        if children is not None:
+            self._tree_layout()
+
+    # -- text -> features (text.kernels.encode_lines) -------------------------
+    def features(self, line, has_eos):
+        """Input-matrix rows of one line (bytes without its newline)."""
+        ids, nwords, bucket = self.entry_ids, self.nwords, self.args.bucket
+        feats, hashes = [], []
+        tokens = _TOKEN.findall(line) + ([None] if has_eos else [])
+        for token in tokens:
+            if token is None:  # the newline: </s>
+                e, h = self.eos_id, fnv_hash(b"</s>")
+            else:
+                e, h = ids.get(token, -1), fnv_hash(token)
+                if e >= nwords or (e < 0 and token.startswith(self.prefix)):
+                    continue  # a label, known or not
+            if e >= 0:
+                feats.append(e)
+            # fastText gives </s> no character n-grams, also spelled out
+            if self.args.maxn > 0 and token is not None and token != b"</s>":
+                feats.extend(self._char_ngrams(token))
+            hashes.append(signed_widen(h))
+        for a in range(len(hashes)):
+            hh = hashes[a]
+            for b in range(a + 1, min(len(hashes), a + self.args.wordNgrams)):
+                hh = (hh * 116049371 + hashes[b]) & 0xFFFFFFFFFFFFFFFF
+                feats.append(nwords + hh % bucket)
+        return feats
+
+    def _char_ngrams(self, token):
+        word = b"<" + token + b">"
+        n_bytes, minn, maxn = len(word), self.args.minn, self.args.maxn
+        out = []
+        for i in range(n_bytes):
+            if word[i] & 0xC0 == 0x80:  # a UTF-8 continuation byte
+                continue
+            j, n = i, 1
+            while j < n_bytes and n <= maxn:
+                j += 1
+                while j < n_bytes and word[j] & 0xC0 == 0x80:
+                    j += 1
+                if n >= minn and not (n == 1 and (i == 0 or j == n_bytes)):
+                    out.append(self.nwords + fnv_hash(word[i:j]) % self.args.bucket)
+                n += 1
+        return out
+
+    # -- prediction ----------------------------------------------------------
+    def predict(self, piece, k, threshold, with_prob):
+        """``(labels, log_probs, counts)`` of every line of ``piece`` (bytes),
+        as ``Model.predict_corpus`` gives them, or ``None`` when numpy cannot
+        tell what the kernels would answer (see the module docstring)."""
+        k = self.nlabels if k == -1 else min(k, self.nlabels)
+        lines = piece.split(b"\n")
+        last = lines.pop()
+        eos = [True] * len(lines)
+        if last:  # a final line without newline has no </s>
+            lines.append(last)
+            eos.append(False)
+        out_label, out_score = np.zeros((len(lines), k), np.int64), np.zeros((len(lines), k))
+        out_count = np.zeros(len(lines), dtype=np.int64)
+        # the kernels' log(threshold), give or take its last bits
+        log_t = np.log(threshold) if threshold > 0.0 else -np.inf
+        margin = 4 * _U64 * abs(log_t) if threshold > 0.0 else 0.0
+        log_t_lo, log_t_hi = log_t - margin, log_t + margin
+        for n, (line, has_eos) in enumerate(zip(lines, eos)):
+            feats = self.features(line, has_eos)
+            if not feats:
+                continue  # no answer, as the kernels
+            lo, hi = self._scores(*self._logits(feats))
+            answer = _decide(lo, hi, k, log_t_lo, log_t_hi, with_prob)
+            if answer is None:
+                return None
+            labels, scores = answer
+            out_count[n] = len(labels)
+            out_label[n, :len(labels)] = labels
+            out_score[n, :len(labels)] = scores
+        return out_label, out_score, out_count
+
+    def _logits(self, feats):
+        """Output-row scores ``d`` and bounds ``err``: the kernels' float32
+        value is within ``d +- err``, whatever their order of summation."""
+        rows = self.w_in[np.array(feats, dtype=np.int64)].astype(np.float64)
+        m = len(feats)
+        inv = float(np.float32(1.0 / m))  # predict_kernels.hidden_vector
+        hidden = rows.sum(axis=0) * inv
+        mass = np.abs(rows).sum(axis=0) * inv
+        hidden_err = ((_gamma(m, _U32) + _gamma(m, _U64)) * mass * (1 + _U32)
+                      + _U32 * np.abs(hidden) + m * _TINY)
+        if self._w_out64 is None:
+            self._w_out64 = self.w_out.astype(np.float64)
+            self._w_out_abs = np.abs(self._w_out64)
+        w, w_abs = self._w_out64, self._w_out_abs
+        dim = w.shape[1]
+        d = w @ hidden
+        spread = w_abs @ hidden_err
+        magnitude = w_abs @ np.abs(hidden)
+        err = (spread + (_gamma(dim, _U32) + _gamma(dim, _U64)) * (magnitude + spread)
+               + dim * _TINY) * (1 + 1e-9)
+        return d, err
+
+    def _scores(self, d, err):
+        """Intervals ``(lo, hi)`` of every label's log-probability."""
+        if self.children is None:  # ova, ns: a sigmoid per label
+            p_lo, p_hi = _sigmoid_bounds(d - err, d + err)
+            return _log_bounds(p_lo, p_hi)
+        arity = self.children.shape[1]
+        d, err = d.reshape(-1, arity), err.reshape(-1, arity)
+        lo, hi = _softmax_bounds(d - err, d + err, self.present)
+        if arity == 2:  # a node with both slots filled is a sigmoid
+            both = self.present.all(axis=1)
+            p_lo, p_hi = _sigmoid_bounds(d[both, 0] - err[both, 0], d[both, 0] + err[both, 0])
+            one_lo, one_hi = _log_bounds(p_lo, p_hi)
+            zero_lo, zero_hi = _log_bounds(np.maximum(1.0 - p_hi - 2 * _U64, 0.0),
+                                           1.0 - p_lo + 2 * _U64)
+            lo[both], hi[both] = np.stack([zero_lo, one_lo], 1), np.stack([zero_hi, one_hi], 1)
+        single = self.present.sum(axis=1) == 1  # a chain link: probability 1 exactly
+        lo[single], hi[single] = 0.0, 0.0
+        # path sums from the root, one tree level at a time
+        node_lo, node_hi = np.zeros(len(d)), np.zeros(len(d))
+        for nodes, parents, slots in self.levels:
+            node_lo[nodes] = _down(node_lo[parents] + lo[parents, slots])
+            node_hi[nodes] = _up(node_hi[parents] + hi[parents, slots])
+        return (_down(node_lo[self.leaf_node] + lo[self.leaf_node, self.leaf_slot]),
+                _up(node_hi[self.leaf_node] + hi[self.leaf_node, self.leaf_slot]))
+
+    def _tree_layout(self):
+        """Each label's leaf (node, slot); internal nodes by depth, with
+        their parent and slot (breadth-first: a parent precedes its child)."""
+        children, n_labels = self.children.astype(np.int64), self.nlabels
+        self.present = children >= 0
+        node_of, slot_of = np.divmod(np.arange(children.size), children.shape[1])
+        flat = children.reshape(-1)
+        leaf = (flat >= 0) & (flat < n_labels)
+        self.leaf_node = np.empty(n_labels, dtype=np.int64)
+        self.leaf_slot = np.empty(n_labels, dtype=np.int64)
+        self.leaf_node[flat[leaf]], self.leaf_slot[flat[leaf]] = node_of[leaf], slot_of[leaf]
+        inner = flat >= n_labels
+        parent, slot = np.zeros(len(children), np.int64), np.zeros(len(children), np.int64)
+        child = flat[inner] - n_labels
+        parent[child], slot[child] = node_of[inner], slot_of[inner]
+        depth = np.zeros(len(children), dtype=np.int64)
+        for n in range(1, len(children)):  # parents come first
+            depth[n] = depth[parent[n]] + 1
+        self.levels = [(nodes, parent[nodes], slot[nodes])
+                       for nodes in (np.flatnonzero(depth == level)
+                                     for level in range(1, int(depth.max()) + 1))]
+
+
+def _down(x):  # x lowered by more than one float64 rounding (_up: raised)
+    return x - _F64_ULPS * (np.abs(x) + 1.0)
+
+
+def _up(x):
+    return x + _F64_ULPS * (np.abs(x) + 1.0)
+
+
+def _sigmoid_bounds(x_lo, x_hi):
+    """Bounds of ``loss.kernels.sigmoid`` (0 below -30, 1 above 30, else
+    ``1 / (1 + exp(-x))`` with a float32 exp) over ``[x_lo, x_hi]``; it is
+    non-decreasing, so its ends bound it."""
+    def sigmoid(x, exp_error):
+        with np.errstate(over="ignore"):
+            p = 1.0 / (1.0 + np.exp(-x) * (1.0 + exp_error))
+        return np.where(x < -30.0, 0.0, np.where(x > 30.0, 1.0, p))
+    lo = sigmoid(x_lo, _F32_EXP) * (1 - _F64_ULPS)
+    hi = np.minimum(sigmoid(x_hi, -_F32_EXP) * (1 + _F64_ULPS), 1.0)
+    return lo, hi
+
+
+def _log_bounds(p_lo, p_hi):
+    """Bounds of the kernels' ``log(max(p, 1e-300))`` for p in the bounds."""
+    with np.errstate(divide="ignore"):
+        return (_down(np.log(np.maximum(p_lo, 1e-300))),
+                np.minimum(_up(np.log(np.maximum(p_hi, 1e-300))), 0.0))
+
+
+def _softmax_bounds(s_lo, s_hi, present):
+    """Bounds of each slot's log-probability in ``node_probabilities``'s
+    softmax, for scores within ``[s_lo, s_hi]``: ``log p_j = s_j - logsumexp``
+    grows with ``s_j`` and falls with the others."""
+    def logsumexp(s):  # a node without children gives NaN: it has no slot
+        top = np.max(np.where(present, s, -np.inf), axis=1, keepdims=True)
+        z = np.where(present, np.exp(s - top), 0.0).sum(axis=1, keepdims=True)
+        return top + np.log(z)
+    slack = _F64_ULPS * (present.shape[1] + 4)  # the kernels' exp, sum, division, log
+    with np.errstate(invalid="ignore", divide="ignore"):
+        lo = s_lo - logsumexp(s_hi)
+        hi = s_hi - logsumexp(s_lo)
+    # log(max(p, 1e-300)) at both ends; p may pass 1 by an ulp (fastmath)
+    lo = np.maximum(lo - slack * (np.abs(lo) + 1.0), LOG_FLOOR - slack * 1000)
+    hi = np.maximum(hi + slack * (np.abs(hi) + 1.0), LOG_FLOOR + slack * 1000)
+    return np.where(present, lo, -np.inf), np.where(present, hi, -np.inf)
+
+
+def _decide(lo, hi, k, log_t_lo, log_t_hi, with_prob):
+    """The top-``k`` labels, best first, with scores to print, when the
+    intervals ``[lo, hi]`` settle them (and with ``with_prob`` each printed
+    probability); else ``None``."""
+    order = np.argsort(-(lo + hi), kind="stable")
+    top, rest = order[:k], order[k:]
+    if (lo[top[:-1]] <= hi[top[1:]]).any():
+        return None  # two of the k too close to tell their order
+    if len(rest) and lo[top[-1]] <= hi[rest].max():
+        return None  # the k-th and the next too close
+    passes = lo[top] >= log_t_hi
+    if not (passes | (hi[top] < log_t_lo)).all():
+        return None  # too close to the threshold
+    top = top[passes]
+    if with_prob:
+        # the printed probability (classify/predict.format_predictions) must be
+        # the same at both ends (formatting is monotonic)
+        p_lo = np.exp(lo[top]) * (1 - _F64_ULPS)
+        p_hi = np.exp(hi[top]) * (1 + _F64_ULPS)
+        if any(f"{a:.6g}" != f"{b:.6g}" for a, b in zip(p_lo.tolist(), p_hi.tolist())):
+            return None
+    return top, lo[top]
