@@ -6,7 +6,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: install demo test bench bench-trees clean
+.PHONY: install demo test bench bench-trees bench-lm clean
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 10))' || { \
@@ -41,6 +41,17 @@ bench: install
 bench-trees: install
 	$(BIN)/python -m pip install -q -e '.[bench]'
 	$(BIN)/python benchmarks/bench_trees.py
+
+# the language model against PyTorch: the main table of docs/benchmarks-lm.md
+# (about an hour; rows whose log is already in bench-lm/ are not run again)
+BENCH_LM := $(BIN)/python benchmarks/bench_lm.py --out bench-lm
+bench-lm: install
+	$(BIN)/python -m pip install -q -e '.[bench-lm]'
+	$(BENCH_LM) --eval-per-epoch 4 --rows flat
+	$(BENCH_LM) --eval-per-epoch 4 --rows random,cluster,learned --depth 2 --arity 256 --mass-slack 1
+	$(BENCH_LM) --eval-per-epoch 4 --rows torch-adaptive --torch-threads 1 --suffix=-1t
+	$(BENCH_LM) --eval-per-epoch 4 --rows torch-flat --torch-max-batches 1000 --torch-threads 1 --suffix=-1t
+	$(BENCH_LM) --timing --timing-batches 200 --depth 2 --arity 256
 
 clean:
 	rm -rf out .pytest_cache

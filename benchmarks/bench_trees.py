@@ -6,237 +6,96 @@
     python benchmarks/bench_trees.py --repeat 3              # median of 3 runs
     python benchmarks/bench_trees.py --quick                 # small slices: checks the script
 
-Cases (docs/benchmarks-trees.md gives the targets):
-  gutenberg    gutenberg_books, -dim 50 -lr 0.5 -epoch 5: P@1, train and test
-               time of the learned 20-ary tree, the 20-ary Huffman tree and
-               the binary Huffman tree (hs), against fastText hs and softmax
-  wn_hypernym  wn_hypernym, -dim 50 -lr 0.5 -epoch 10: the same models; the
-               learned tree's P@1 against fastText softmax's
-  table2       the paper's Table 2 layout on gutenberg_books: d in {50, 200},
-               binary hs, M-ary Huffman and learned trees at M in {5, 20},
-               next to fastText hs and softmax
-  siblings     dump-tree of the gutenberg_books models (d = 50, M = 20): how
-               often a book's sibling leaves are books by the same author,
-               learned tree vs M-ary Huffman tree vs random placement
+Cases (docs/benchmarks-trees.md says what each measures and its targets):
+  gutenberg    learned and Huffman 20-ary trees, binary hs, fastText hs and softmax
+  wn_hypernym  the same on wn_hypernym
+  table2       the paper's Table 2 layout: d in {50, 200}, M in {5, 20}
+  siblings     dump-tree: are a book's sibling leaves books by the same author?
+  options      the learned tree's -treeGradient and -maxDepth choices
 
-treexc runs as `treexc` subprocesses (wall time of the whole command, with a
-warm Numba compile cache); fastText runs in a subprocess too
-(benchmarks/fasttext_run.py: train_supervised() time, model.test() time).
-Runs are shared between cases (table2 at d = 50 reuses the gutenberg runs).
-The tables go to stdout and to bench-results/trees.md.
+treexc: wall time of whole `treexc` commands, warm compile cache; fastText:
+train_supervised() and model.test() times (fasttext_run.py).  Runs are shared
+between cases.  The tables go to stdout and to bench-results/trees.md.
 """
 
 import json
-import shutil
 import statistics
 import sys
-import tempfile
-import time
-import traceback
-from collections import defaultdict
-from dataclasses import dataclass
+from collections import Counter, defaultdict, namedtuple
 from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-# subprocess timing and small helpers shared with the classifier benchmark
-from bench_classify import (DataFiles, environment, flag_list, head,  # noqa: E402
-                            median_of, parse_options, parse_p1, run, write_report)
+from harness import (THREADS, TREEXC, Bench, DataSet, Section, flags_text, head, p1, run, secs,
+                     split_files, table, verdict)
 
-REPO = Path(__file__).resolve().parent.parent
-PYTHON = sys.executable
-TREEXC = str(Path(sys.executable).parent / "treexc")
-FASTTEXT_RUN = str(Path(__file__).resolve().parent / "fasttext_run.py")
-THREADS = 2
 CASES = ("gutenberg", "wn_hypernym", "table2", "siblings", "options")
 RANDOM_DRAWS = 200
 EXCERPT_NODES, EXCERPT_MIN_LEAVES = 4, 15   # nodes shown with their books
-
-
-@dataclass
-class DataSet:
-    name: str
-    train: str          # paths relative to the unpacked data folder
-    eval: str
-    flags: dict         # common flags (both tools), without -loss, -arity
-    quick_lines: tuple  # (train, eval) lines kept by --quick
-    quick_flags: dict   # flags changed by --quick
-
-
-GUTENBERG = DataSet(
-    "gutenberg_books", "gutenberg_books/gutenberg_books.train.txt",
-    "gutenberg_books/gutenberg_books.test.txt",
-    flags=dict(dim=50, lr=0.5, epoch=5, thread=THREADS),
-    quick_lines=(3000, 1000), quick_flags=dict(epoch=1))
-WN_HYPERNYM = DataSet(
-    "wn_hypernym", "wn_hypernym/wn_hypernym.train.txt", "wn_hypernym/wn_hypernym.test.txt",
-    flags=dict(dim=50, lr=0.5, epoch=10, thread=THREADS),
-    quick_lines=(3000, 1000), quick_flags=dict(epoch=2))
+GUTENBERG = DataSet("gutenberg_books", *split_files("gutenberg_books"),
+                    flags=dict(dim=50, lr=0.5, epoch=5, thread=THREADS),
+                    quick_lines=(3000, 1000), quick_flags=dict(epoch=1))
+WN_HYPERNYM = DataSet("wn_hypernym", *split_files("wn_hypernym"),
+                      flags=dict(dim=50, lr=0.5, epoch=10, thread=THREADS),
+                      quick_lines=(3000, 1000), quick_flags=dict(epoch=2))
 LABELS_TSV = "gutenberg_books/gutenberg_books.labels.tsv"
 
 
-@dataclass(frozen=True)
-class Model:
-    """One treexc output layer: loss, arity and any further flags."""
-    loss: str
-    arity: int = 0
-    extra: tuple = ()
-
-    @property
-    def name(self):
-        if self.extra:
-            return f"treexc {self.loss} M={self.arity} {' '.join(self.extra)}"
-        if self.loss == "hs" and self.arity in (0, 2):
-            return "treexc binary hs (Huffman)"
-        if self.loss == "hs":
-            return f"treexc M-ary Huffman, M={self.arity}"
-        if self.loss == "tree":
-            return f"treexc learned tree, M={self.arity}"
-        return f"treexc {self.loss}"
-
-    @property
-    def flags(self):
-        if self.loss == "hs" and self.arity in (0, 2):
-            return ["-loss", "hs"]          # fastText's hs
-        return (["-loss", self.loss] + (["-arity", str(self.arity)] if self.arity else [])
-                + list(self.extra))
-
-    @property
-    def shown_arity(self):
-        return "2" if self.loss == "hs" and self.arity in (0, 2) else str(self.arity)
+# a treexc output layer: its name and arity in the tables, its flags
+Model = namedtuple("Model", "name arity flags")
+BINARY = Model("treexc binary hs (Huffman)", "2", ("-loss", "hs"))  # fastText's hs
+HUFFMAN = {m: Model(f"treexc M-ary Huffman, M={m}", str(m), ("-loss", "hs", "-arity", str(m)))
+           for m in (5, 20)}
+LEARNED = {m: Model(f"treexc learned tree, M={m}", str(m), ("-loss", "tree", "-arity", str(m)))
+           for m in (5, 20)}
 
 
-BINARY = Model("hs")
-HUFFMAN = {m: Model("hs", m) for m in (5, 20)}
-LEARNED = {m: Model("tree", m) for m in (5, 20)}
+def at_most(what, le, factor, ft, ft_loss):
+    """The target "WHAT s: learned(20) <= FACTOR x fastText FT_LOSS"."""
+    a, b = le[f"{what}_s"], ft[f"{what}_s"]
+    return [f"{what} s: learned(20) <= {factor} x fastText {ft_loss}",
+            f"{secs(a)} vs {secs(factor * b)} (ratio {a / b:.2f})", verdict(a <= factor * b)]
 
 
-# -- results -------------------------------------------------------------------
+class TreesBench(Bench):
+    tag = "bench-trees"
+    title = "treexc learned trees vs fastText 0.9.2"
 
-def table(header, rows):
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    return lines + ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
-
-
-@dataclass
-class Section:
-    title: str
-    lines: list
-
-    def markdown(self):
-        return "\n".join([f"## {self.title}", ""] + self.lines) + "\n"
-
-
-def secs(x):
-    return f"{x:.2f}"
-
-
-def p1(x):
-    return f"{x:.3f}"
-
-
-def verdict(ok):
-    return "ok" if ok else "NO"
-
-
-# -- the benchmark ---------------------------------------------------------------
-
-class Bench:
     def __init__(self, opts):
-        self.opts = opts
-        self.quick = opts.quick
-        self.repeat = opts.repeat
-        self.work = Path(tempfile.mkdtemp(prefix="treexc-bench-trees-"))
+        super().__init__(opts)
         self.results_dir = Path(opts.results).parent
-        self.sections = []
-        self.treexc_runs = {}     # (data set, Model, dim) -> median figures
-        self.fasttext_runs = {}   # (data set, loss, dim) -> median figures
-        self.data = DataFiles(opts, self.work)
-        self.warm = False
+        self.results_dir.mkdir(parents=True, exist_ok=True)
 
-    def files(self, ds):
-        return self.data.split(ds.name, ds)
-
-    def flags(self, ds, dim=None):
-        f = {**ds.flags, **(ds.quick_flags if self.quick else {})}
-        if dim:
-            f["dim"] = dim
-        return f
-
-    def flags_text(self, ds, dim=None):
-        return " ".join(flag_list(self.flags(ds, dim)))
+    def flags_text(self, ds):
+        return flags_text(self.flags(ds))
 
     def warm_cache(self):
         """Compile (or load from the cache) the kernels of every timed
         command: training of each loss, tree rebuilds, test, dump-tree."""
-        if self.warm:
-            return
-        tiny = head(self.data.file(GUTENBERG.train), self.work / "tiny.txt", 400)
+        tiny = head(self.file(GUTENBERG.train), self.work / "tiny.txt", 400)
         for model in (BINARY, HUFFMAN[5], LEARNED[5]):
-            out = self.work / "warm"
-            run([TREEXC, "supervised", "-input", str(tiny), "-output", str(out),
-                 *model.flags, "-epoch", "1", "-dim", "10", "-thread", str(THREADS),
-                 "-verbose", "0"])
-            run([TREEXC, "test", f"{out}.bin", str(tiny)])
-        run([TREEXC, "dump-tree", f"{out}.bin", "-input", str(tiny), "-format", "json"])
-        self.warm = True
+            out = self.warm_model(tiny, model.flags)
+        run([TREEXC, "dump-tree", out, "-input", str(tiny), "-format", "json"])
 
     def treexc(self, ds, model, dim=None):
-        """Median figures of --repeat runs of `treexc supervised` + `treexc test`."""
-        dim = dim or self.flags(ds)["dim"]
-        key = (ds.name, model, dim)
-        if key not in self.treexc_runs:
-            self.warm_cache()
-            train, evalf = self.files(ds)
-            out = self.work / (f"treexc-{ds.name}-{model.loss}{model.arity}-d{dim}"
-                               + "".join(model.extra).replace("-", "_"))
-            log(f"treexc {ds.name} {' '.join(model.flags)} -dim {dim}")
-            runs = []
-            for _ in range(self.repeat):
-                t = run([TREEXC, "supervised", "-input", str(train), "-output", str(out),
-                         *model.flags, *flag_list(self.flags(ds, dim)), "-verbose", "0"])
-                r = run([TREEXC, "test", f"{out}.bin", str(evalf)])
-                runs.append({"train_s": t.wall, "test_s": r.wall, "p1": parse_p1(r.out)})
-            self.treexc_runs[key] = {**median_of(runs), "model": f"{out}.bin"}
-        return self.treexc_runs[key]
+        return super().treexc(ds, model.flags, **({"dim": dim} if dim else {}))
 
     def fasttext(self, ds, loss, dim=None):
-        """Median figures of --repeat runs of fasttext_run.py train --test."""
-        dim = dim or self.flags(ds)["dim"]
-        key = (ds.name, loss, dim)
-        if key not in self.fasttext_runs:
-            train, evalf = self.files(ds)
-            flags = {**self.flags(ds, dim), "loss": loss, "verbose": 0}
-            log(f"fastText {ds.name} -loss {loss} -dim {dim}")
-            runs = []
-            for _ in range(self.repeat):
-                r = run([PYTHON, FASTTEXT_RUN, "train", str(train), json.dumps(flags),
-                         "--test", str(evalf)])
-                f = json.loads(r.out)
-                runs.append({"train_s": f["train_s"], "test_s": f["test_s"], "p1": f["p1"]})
-            self.fasttext_runs[key] = median_of(runs)
-        return self.fasttext_runs[key]
+        return super().fasttext(ds, loss, **({"dim": dim} if dim else {}))
 
     def startup_test_s(self, ds, model):
         """`treexc test` on a 1-line file: start-up and model loading."""
         m = self.treexc(ds, model)["model"]
-        one = head(self.files(ds)[1], self.work / f"{ds.name}-one-line.txt", 1)
+        one = head(self.split(ds)[1], self.work / f"{ds.name}-one-line.txt", 1)
         return statistics.median(run([TREEXC, "test", m, str(one)]).wall
                                  for _ in range(self.repeat))
 
-    # rows of a comparison table
     def comparison_rows(self, ds, models, dim=None):
-        rows = []
-        for loss, arity in (("hs", "2"), ("softmax", "flat")):
-            f = self.fasttext(ds, loss, dim)
-            rows.append([f"fastText {loss}", arity, p1(f["p1"]), secs(f["train_s"]),
-                         secs(f["test_s"])])
-        for model in models:
-            t = self.treexc(ds, model, dim)
-            rows.append([model.name, model.shown_arity, p1(t["p1"]), secs(t["train_s"]),
-                         secs(t["test_s"])])
-        return rows
+        runs = [(f"fastText {loss}", arity, self.fasttext(ds, loss, dim))
+                for loss, arity in (("hs", "2"), ("softmax", "flat"))]
+        runs += [(model.name, model.arity, self.treexc(ds, model, dim)) for model in models]
+        return [[name, arity, p1(r["p1"]), secs(r["train_s"]), secs(r["test_s"])]
+                for name, arity, r in runs]
 
     def timing_notes(self, ds):
         return [f"- flags: `{self.flags_text(ds)}` for both tools; P@1 on the test split "
@@ -250,59 +109,41 @@ class Bench:
                 "loading)."]
 
     # the cases
-    def case_gutenberg(self):
-        ds = GUTENBERG
-        header = ["model", "arity", "P@1", "train s", "test s"]
-        models = [BINARY, HUFFMAN[20], LEARNED[20]]
-        lines = table(header, self.comparison_rows(ds, models))
-        ft_hs, ft_sm = self.fasttext(ds, "hs"), self.fasttext(ds, "softmax")
-        bi, hu, le = (self.treexc(ds, m) for m in models)
-        checks = [
-            ["P@1: learned(20) > Huffman(20) > binary hs",
-             f"{p1(le['p1'])} > {p1(hu['p1'])} > {p1(bi['p1'])}",
-             verdict(le["p1"] > hu["p1"] > bi["p1"])],
-            ["P@1: learned(20) >= fastText softmax",
-             f"{p1(le['p1'])} vs {p1(ft_sm['p1'])} (reference run: 0.117)",
-             verdict(le["p1"] >= ft_sm["p1"])],
-            ["train s: learned(20) <= 0.5 x fastText softmax",
-             f"{secs(le['train_s'])} vs {secs(0.5 * ft_sm['train_s'])} "
-             f"(ratio {le['train_s'] / ft_sm['train_s']:.2f})",
-             verdict(le["train_s"] <= 0.5 * ft_sm["train_s"])],
-            ["train s: learned(20) <= 3 x fastText hs",
-             f"{secs(le['train_s'])} vs {secs(3 * ft_hs['train_s'])} "
-             f"(ratio {le['train_s'] / ft_hs['train_s']:.2f})",
-             verdict(le["train_s"] <= 3 * ft_hs["train_s"])],
-            ["test s: learned(20) <= 2 x fastText hs",
-             f"{secs(le['test_s'])} vs {secs(2 * ft_hs['test_s'])} "
-             f"(ratio {le['test_s'] / ft_hs['test_s']:.2f})",
-             verdict(le["test_s"] <= 2 * ft_hs["test_s"])],
-        ]
-        if self.quick:
-            checks = [c[:2] + ["not checked with --quick"] for c in checks]
+    def compared(self, ds, title, checks):
+        """A data set's section: its models against fastText, the targets
+        (``checks``: target, measured, verdict), how it was measured."""
+        lines = table(["model", "arity", "P@1", "train s", "test s"],
+                      self.comparison_rows(ds, [BINARY, HUFFMAN[20], LEARNED[20]]))
+        checks = checks(*(self.treexc(ds, m) for m in (BINARY, HUFFMAN[20], LEARNED[20])),
+                        self.fasttext(ds, "hs"), self.fasttext(ds, "softmax"))
+        checks = [c[:2] + [self.checked(c[2])] for c in checks]
         startup = self.startup_test_s(ds, LEARNED[20])
-        lines += ["", "Targets:", ""] + table(["target", "measured", "check"], checks)
-        lines += [""] + self.timing_notes(ds) + [
+        lines += ["", "Targets:" if len(checks) > 1 else "Target:", ""]
+        lines += table(["target", "measured", "check"], checks) + [""] + self.timing_notes(ds)
+        return Section(title, lines=lines + [
             f"- `treexc test` of the learned(20) model on a 1-line file takes "
-            f"{secs(startup)} s (start-up and model loading, included in its test time)."]
-        return Section("gutenberg_books: learned tree vs Huffman trees vs fastText", lines)
+            f"{secs(startup)} s (start-up and model loading, included in its test time)."])
+
+    def case_gutenberg(self):
+        def checks(bi, hu, le, ft_hs, ft_sm):
+            return [["P@1: learned(20) > Huffman(20) > binary hs",
+                     f"{p1(le['p1'])} > {p1(hu['p1'])} > {p1(bi['p1'])}",
+                     verdict(le["p1"] > hu["p1"] > bi["p1"])],
+                    ["P@1: learned(20) >= fastText softmax",
+                     f"{p1(le['p1'])} vs {p1(ft_sm['p1'])} (reference run: 0.117)",
+                     verdict(le["p1"] >= ft_sm["p1"])],
+                    at_most("train", le, 0.5, ft_sm, "softmax"),
+                    at_most("train", le, 3, ft_hs, "hs"), at_most("test", le, 2, ft_hs, "hs")]
+        return self.compared(GUTENBERG, "gutenberg_books: learned tree vs Huffman trees vs "
+                             "fastText", checks)
 
     def case_wn_hypernym(self):
-        ds = WN_HYPERNYM
-        header = ["model", "arity", "P@1", "train s", "test s"]
-        models = [BINARY, HUFFMAN[20], LEARNED[20]]
-        lines = table(header, self.comparison_rows(ds, models))
-        ft_sm = self.fasttext(ds, "softmax")
-        le = self.treexc(ds, LEARNED[20])
-        check = verdict(le["p1"] >= ft_sm["p1"]) if not self.quick \
-            else "not checked with --quick"
-        lines += ["", "Target:", ""] + table(["target", "measured", "check"], [
-            ["P@1: learned(20) >= fastText softmax",
-             f"{p1(le['p1'])} vs {p1(ft_sm['p1'])} (reference run: 0.281-0.282)", check]])
-        startup = self.startup_test_s(ds, LEARNED[20])
-        lines += [""] + self.timing_notes(ds) + [
-            f"- `treexc test` of the learned(20) model on a 1-line file takes "
-            f"{secs(startup)} s (start-up and model loading, included in its test time)."]
-        return Section("wn_hypernym: learned tree vs fastText softmax", lines)
+        def checks(bi, hu, le, ft_hs, ft_sm):
+            return [["P@1: learned(20) >= fastText softmax",
+                     f"{p1(le['p1'])} vs {p1(ft_sm['p1'])} (reference run: 0.281-0.282)",
+                     verdict(le["p1"] >= ft_sm["p1"])]]
+        return self.compared(WN_HYPERNYM, "wn_hypernym: learned tree vs fastText softmax",
+                             checks)
 
     def case_options(self):
         """The AssignLabels choices the paper leaves open: gradient variant
@@ -311,60 +152,57 @@ class Bench:
         for ds in (GUTENBERG, WN_HYPERNYM):
             for gradient in ("ll", "plain"):
                 for depth, shown in (("-1", "auto"), ("0", "none")):
-                    model = Model("tree", 20, ("-treeGradient", gradient, "-maxDepth", depth))
+                    model = LEARNED[20]._replace(flags=LEARNED[20].flags + (
+                        "-treeGradient", gradient, "-maxDepth", depth))
                     t = self.treexc(ds, model)
                     rows.append([ds.name, gradient, shown, p1(t["p1"]), secs(t["train_s"])])
         lines = table(["data", "-treeGradient", "-maxDepth", "P@1", "train s"], rows)
         lines += ["", f"- learned tree, M=20; flags as in the sections above "
                       f"(`{self.flags_text(GUTENBERG)}`, wn_hypernym `-epoch 10`); "
                       f"median of {self.repeat} run(s)."]
-        return Section("Learned-tree options: gradient variant and depth limit", lines)
+        return Section("Learned-tree options: gradient variant and depth limit", lines=lines)
 
     def case_table2(self):
         ds = GUTENBERG
         dims = (50, 200) if not self.quick else (50, 100)
         models = [BINARY, HUFFMAN[5], HUFFMAN[20], LEARNED[5], LEARNED[20]]
-        rows = []
-        for dim in dims:
-            for row in self.comparison_rows(ds, models, dim):
-                rows.append([str(dim)] + row)
-        lines = table(["d", "model", "arity", "P@1", "train s", "test s"], rows)
+        lines = table(["d", "model", "arity", "P@1", "train s", "test s"],
+                      [[str(dim)] + row for dim in dims
+                       for row in self.comparison_rows(ds, models, dim)])
         flags = {k: v for k, v in self.flags(ds).items() if k != "dim"}
-        lines += ["", f"- flags: `{' '.join(flag_list(flags))}`, `-dim` as in the table, "
+        lines += ["", f"- flags: `{flags_text(flags)}`, `-dim` as in the table, "
                   "for both tools; P@1 on the test split."] + self.timing_notes(ds)[1:]
         if self.quick:
             lines.append("- --quick: d in {50, 100} instead of {50, 200}.")
-        return Section("gutenberg_books: the paper's Table 2 layout", lines)
+        return Section("gutenberg_books: the paper's Table 2 layout", lines=lines)
 
     def case_siblings(self):
         ds = GUTENBERG
-        authors = read_authors(self.data.file(LABELS_TSV))
+        authors, titles = read_labels_tsv(self.file(LABELS_TSV))
         rng = np.random.default_rng(12345)
-        rows, excerpts, dumps = [], [], {}
+        rows, excerpts = [], []
         for model in (LEARNED[20], HUFFMAN[20]):
             trained = self.treexc(ds, model)
             path = trained["model"]
             report = json.loads(run([TREEXC, "dump-tree", path, "-format", "json",
                                      "-top", "0"]).out)
             groups = leaf_groups(report)
-            s = sibling_authors(groups, authors)
-            r = random_sibling_authors(groups, authors, rng, RANDOM_DRAWS)
+            s = sibling_authors(groups, authors, rng, RANDOM_DRAWS)
             rows.append([model.name, p1(trained["p1"]), report["internal_nodes"],
                          report["depth_max"],
                          f"{s['with_siblings']} / {s['leaves']}",
-                         f"{s['fraction']:.3f}", f"{r['fraction']:.3f} "
-                         f"({r['fraction_lo']:.3f}-{r['fraction_hi']:.3f})",
-                         f"{s['mean_share']:.3f}", f"{r['mean_share']:.3f}"])
+                         f"{s['fraction']:.3f}", f"{s['random']:.3f} "
+                         f"({s['random_lo']:.3f}-{s['random_hi']:.3f})",
+                         f"{s['mean_share']:.3f}", f"{s['random_share']:.3f}"])
             # the text dump, with node measures on the test split, kept in full
-            text = run([TREEXC, "dump-tree", path, "-input", str(self.files(ds)[1]),
+            text = run([TREEXC, "dump-tree", path, "-input", str(self.split(ds)[1]),
                         "-top", "3"]).out.decode()
-            dump_file = self.results_dir / f"trees-dump-{model.loss}{model.arity}.txt"
-            dumps[model] = (dump_file, text)
-            excerpts.append((model, text, groups, report))
-        leaves = [x for group in excerpts[0][2].values() for x in group]
-        lines = table(["tree", "P@1", "internal nodes", "depth max", "leaves with >= 1 sibling leaf",
-                       "same-author sibling: fraction", "random placement (5-95%)",
-                       "mean same-author share", "random"], rows)
+            dump_file = self.results_dir / f"trees-dump-{model.flags[1]}{model.arity}.txt"
+            excerpts.append((model, dump_file, text, groups, report))
+        leaves = [x for group in excerpts[0][3].values() for x in group]
+        lines = table(["tree", "P@1", "internal nodes", "depth max",
+                       "leaves with >= 1 sibling leaf", "same-author sibling: fraction",
+                       "random placement (5-95%)", "mean same-author share", "random"], rows)
         lines += ["",
                   "- siblings of a leaf: the other labels directly under the same internal "
                   "node (subtrees are not siblings); 'fraction': leaves with at least one "
@@ -376,63 +214,31 @@ class Bench:
                   f"({len({authors.get(x) for x in leaves})} authors of the {len(leaves)} "
                   f"books that are labels of the models); models: "
                   f"`{self.flags_text(ds)}`, d = {self.flags(ds)['dim']}, M = 20.", ""]
-        titles = read_titles(self.data.file(LABELS_TSV))
-        for model, text, groups, report in excerpts:
-            dump_file, _ = dumps[model]
+        for model, dump_file, text, groups, report in excerpts:
+            self.outputs[dump_file] = text   # written after the report
             lines += [f"### {model.name}: `treexc dump-tree model.bin -input test.txt -top 3`",
                       "", f"First lines (all of it in bench-results/{dump_file.name}):", "",
                       "```"] + text.splitlines()[:8] + ["...", "```", "",
                       f"The first {EXCERPT_NODES} internal nodes (breadth-first) with at "
                       f"least {EXCERPT_MIN_LEAVES} leaves, their books by author:", ""]
-            lines += leaf_node_excerpt(report, authors, titles, EXCERPT_NODES,
-                                       EXCERPT_MIN_LEAVES)
-            lines.append("")
-        self.dumps = dumps
-        return Section("gutenberg_books: do books by one author share a subtree?", lines)
-
-    # driver
-    def run_cases(self, names):
-        failed = False
-        for name in names:
-            log(f"{name} ...")
-            start = time.perf_counter()
-            try:
-                section = getattr(self, f"case_{name}")()
-            except Exception:
-                failed = True
-                section = Section(f"{name}: FAILED", ["```", traceback.format_exc(), "```"])
-            log(f"{name} done in {time.perf_counter() - start:.0f} s")
-            self.sections.append(section)
-        return failed
-
-    def cleanup(self):
-        shutil.rmtree(self.work, ignore_errors=True)
+            lines += leaf_node_excerpt(report, authors, titles) + [""]
+        return Section("gutenberg_books: do books by one author share a subtree?", lines=lines)
 
 
-# -- sibling authors ---------------------------------------------------------------
+# -- sibling authors -----------------------------------------------------------
 
 def read_labels_tsv(path):
-    """{label: row} from labels.tsv (label, ebook, author_folder, title,
-    examples).  Rows end at newlines only: some titles hold a carriage
-    return (made a space here), which a csv reader would take for a row end."""
+    """({label: author}, {label: title}) from labels.tsv (label, ebook,
+    author_folder, title, examples).  Rows end at newlines only: some titles
+    hold a carriage return (made a space here), which a csv reader would take
+    for a row end."""
     with open(path, "rb") as f:
         lines = f.read().decode("utf-8").split("\n")
     header = lines[0].rstrip("\r").split("\t")
-    rows = {}
-    for line in lines[1:]:
-        if line.strip():
-            row = dict(zip(header, line.replace("\r", " ").split("\t")))
-            rows[row["label"]] = row
-    return rows
-
-
-def read_authors(path):
-    """label -> author (the author_folder column of labels.tsv)."""
-    return {label: row["author_folder"] for label, row in read_labels_tsv(path).items()}
-
-
-def read_titles(path):
-    return {label: row["title"].strip() for label, row in read_labels_tsv(path).items()}
+    rows = [dict(zip(header, line.replace("\r", " ").split("\t"))) for line in lines[1:]
+            if line.strip()]
+    return ({r["label"]: r["author_folder"] for r in rows},
+            {r["label"]: r["title"].strip() for r in rows})
 
 
 def leaf_groups(report):
@@ -441,60 +247,44 @@ def leaf_groups(report):
             for n in report["nodes"]}
 
 
-def _sibling_figures(group_ids, author_ids):
-    """Leaves with >= 1 sibling: count, how many have a same-author sibling, and
-    the mean share of same-author siblings.  A label without a known author
-    (author id -1) matches nobody."""
-    key = group_ids.astype(np.int64) * (author_ids.max() + 2) + (author_ids + 1)
-    _, inv, same_counts = np.unique(key, return_inverse=True, return_counts=True)
-    same = same_counts[inv] - 1
-    same[author_ids < 0] = 0
-    _, ginv, gsize = np.unique(group_ids, return_inverse=True, return_counts=True)
-    sibs = gsize[ginv] - 1
-    has = sibs > 0
-    n = int(has.sum())
-    return (n, int((same[has] > 0).sum()),
-            float((same[has] / sibs[has]).mean()) if n else float("nan"))
+def sibling_figures(groups):
+    """Over the leaves with >= 1 sibling (``groups``: the authors of the labels
+    under each node, None where unknown, which matches nobody): how many, how
+    many have a same-author sibling, the mean share of same-author siblings."""
+    n, hits, share = 0, 0, 0.0
+    for names in groups:
+        counts = Counter(a for a in names if a is not None)
+        for a in names if len(names) > 1 else ():
+            same = counts[a] - 1 if a is not None else 0
+            n, hits, share = n + 1, hits + (same > 0), share + same / (len(names) - 1)
+    return n, hits, share / n if n else float("nan")
 
 
-def _arrays(groups, authors):
-    labels, group_ids = [], []
-    for node, leaves in groups.items():
-        labels += leaves
-        group_ids += [node] * len(leaves)
-    names = sorted({authors[x] for x in labels if x in authors})
-    index = {a: i for i, a in enumerate(names)}
-    author_ids = np.array([index.get(authors.get(x), -1) for x in labels], dtype=np.int64)
-    return np.array(group_ids, dtype=np.int64), author_ids
+def sibling_authors(groups, authors, rng, draws):
+    """The sibling figures of a tree, and their means (fraction: with 5th and
+    95th percentiles) over ``draws`` shuffles of the labels over its leaf slots."""
+    names = [authors.get(x) for leaves in groups.values() for x in leaves]
+
+    def figures(order):   # the authors in this order, cut into the tree's nodes
+        it = (names[i] for i in order)
+        return sibling_figures([[next(it) for _ in leaves] for leaves in groups.values()])
+    n, hits, share = figures(range(len(names)))
+    shuffled = [figures(rng.permutation(len(names))) for _ in range(draws)]
+    fractions = [h / m if m else float("nan") for m, h, _ in shuffled]
+    return {"leaves": len(names), "with_siblings": n,
+            "fraction": hits / n if n else float("nan"), "mean_share": share,
+            "random": float(np.mean(fractions)),
+            "random_share": float(np.mean([x for _, _, x in shuffled])),
+            "random_lo": float(np.percentile(fractions, 5)),
+            "random_hi": float(np.percentile(fractions, 95))}
 
 
-def sibling_authors(groups, authors):
-    group_ids, author_ids = _arrays(groups, authors)
-    n, hits, share = _sibling_figures(group_ids, author_ids)
-    return {"leaves": len(group_ids), "with_siblings": n,
-            "fraction": hits / n if n else float("nan"), "mean_share": share}
-
-
-def random_sibling_authors(groups, authors, rng, draws):
-    """The same figures with the labels shuffled over the tree's leaf slots."""
-    group_ids, author_ids = _arrays(groups, authors)
-    fractions, shares = [], []
-    for _ in range(draws):
-        n, hits, share = _sibling_figures(group_ids, rng.permutation(author_ids))
-        fractions.append(hits / n if n else float("nan"))
-        shares.append(share)
-    return {"fraction": float(np.mean(fractions)), "mean_share": float(np.mean(shares)),
-            "fraction_lo": float(np.percentile(fractions, 5)),
-            "fraction_hi": float(np.percentile(fractions, 95))}
-
-
-def leaf_node_excerpt(report, authors, titles, n_nodes, min_leaves):
-    """The first ``n_nodes`` nodes with ``min_leaves`` leaves or more (not
-    chosen by their authors), their leaves grouped by author."""
+def leaf_node_excerpt(report, authors, titles):
+    """The first EXCERPT_NODES nodes with EXCERPT_MIN_LEAVES leaves or more
+    (not chosen by their authors), their leaves grouped by author."""
     lines = []
-    for node in report["nodes"]:
-        leaves = [c["label"] for c in node["children"] if c and "label" in c]
-        if len(leaves) < min_leaves:
+    for node, leaves in zip(report["nodes"], leaf_groups(report).values()):
+        if len(leaves) < EXCERPT_MIN_LEAVES:
             continue
         by_author = defaultdict(list)
         for x in leaves:
@@ -506,7 +296,7 @@ def leaf_node_excerpt(report, authors, titles, n_nodes, min_leaves):
             parts.append(f"**{author}** x{len(books)} ({shown}{more})")
         lines.append(f"- node {node['id']} (depth {node['depth']}), {len(leaves)} leaves: "
                      + ", ".join(parts))
-        if len(lines) == n_nodes:
+        if len(lines) == EXCERPT_NODES:
             break
     return lines or ["- (no node with that many leaves)"]
 
@@ -516,32 +306,5 @@ def short(title, n=40):
     return title if len(title) <= n else title[:n - 3].rstrip() + "..."
 
 
-# -- driver ----------------------------------------------------------------------
-
-def log(message):
-    print(f"[bench-trees] {message}", file=sys.stderr, flush=True)
-
-
-def main():
-    opts = parse_options(__doc__, CASES, "trees.md", "; the dump-tree outputs go next to it")
-
-    bench = Bench(opts)
-    bench.results_dir.mkdir(parents=True, exist_ok=True)
-    env_lines = environment(opts)
-    try:
-        failed = bench.run_cases(opts.only)
-    finally:
-        if opts.keep:
-            log(f"models kept in {bench.work}")
-        else:
-            bench.cleanup()
-    results = write_report("treexc learned trees vs fastText 0.9.2", opts, env_lines,
-                           bench.sections)
-    for dump_file, dump_text in getattr(bench, "dumps", {}).values():
-        dump_file.write_text(dump_text)
-    log(f"written to {results}")
-    return 1 if failed else 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(TreesBench.main(__doc__, CASES, "trees.md", "; the dump-tree outputs go next to it"))

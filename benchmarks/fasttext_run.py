@@ -1,8 +1,7 @@
 """Run fastText 0.9.2 (the ``fasttext-wheel`` package) in a process of its own.
 
-``bench_classify.py`` starts this script as a subprocess so that fastText's
-peak memory can be measured apart from treexc's.  It prints one JSON object
-on stdout.
+The benchmarks (harness.py) start it so that fastText's peak memory is
+measured apart from treexc's.  It prints one JSON object on stdout.
 
     fasttext_run.py train TRAIN FLAGS_JSON [--test FILE] [--save PATH]
         train_s: time of fasttext.train_supervised; save_s: of save_model;
@@ -28,13 +27,11 @@ def timed(f, *args, **kwargs):
 
 
 def main():
-    parser = argparse.ArgumentParser()
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     sub = parser.add_subparsers(dest="mode", required=True)
     train = sub.add_parser("train")
-    train.add_argument("train")
-    train.add_argument("flags", help="train_supervised keyword arguments, as JSON")
-    train.add_argument("--test")
-    train.add_argument("--save")
+    for name in ("train", "flags", "--test", "--save"):   # flags: train_supervised's, as JSON
+        train.add_argument(name)
     test = sub.add_parser("test")
     test.add_argument("model")
     test.add_argument("file")
