@@ -8,11 +8,12 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
+import treexc
 from treexc.cli.main import main
 from treexc.errors import TreexcError
-from treexc.lm.model import load_lm
+from treexc.lm.model import load_lm, perplexity
 from treexc.lm.options import make_lm_args
-from treexc.lm.training import perplexity, train_lm
+from treexc.lm.training import train_lm
 from treexc.text.vocab import build_vocab
 from treexc.trees.builders import random_tree
 from treexc.trees.cluster import cluster_tree, greedy_fill
@@ -267,7 +268,7 @@ def test_learned_tree_separates_two_languages(tmp_path):
 def test_save_load_roundtrip(tmp_path):
     model, _ = small_model(tmp_path, make_text(60), loss="tree", tree="random", arity=4,
                            depth=2, epoch=1)
-    model.save(str(tmp_path / "m.bin"))
+    model.save_model(str(tmp_path / "m.bin"))
     again = load_lm(str(tmp_path / "m.bin"))
     ids = model.vocab.encode(np.frombuffer(make_text(5).encode(), dtype=np.uint8))
     assert perplexity(again, ids)[0] == pytest.approx(perplexity(model, ids)[0], rel=1e-6)
@@ -365,7 +366,7 @@ def test_dump_tree_on_language_model(tmp_path):
     (tmp_path / "train.txt").write_text(make_text(200))
     model, _ = small_model(tmp_path, make_text(200), loss="tree", tree="learned", arity=4,
                            depth=2, epoch=1, treeUpdates=5, treeEpochs=1)
-    model.save(str(tmp_path / "m.bin"))
+    model.save_model(str(tmp_path / "m.bin"))
     runner = CliRunner()
     r = runner.invoke(main, ["dump-tree", str(tmp_path / "m.bin"), "-input",
                              str(tmp_path / "train.txt"), "-top", "3"])
@@ -375,3 +376,18 @@ def test_dump_tree_on_language_model(tmp_path):
     n_tokens = len(model.vocab.encode(np.frombuffer(make_text(200).encode(), np.uint8)))
     assert stats_n.sum() == 2 * n_tokens  # every position passes 2 nodes
     assert np.allclose(stats_p.sum(axis=1), stats_n)
+
+
+def test_python_api_mirrors_the_classifier(tmp_path):
+    (tmp_path / "train.txt").write_text(make_text(200))
+    (tmp_path / "valid.txt").write_text(make_text(40, seed=1))
+    lm = treexc.train_lm(str(tmp_path / "train.txt"), dim=8, epoch=1, minCount=1, thread=1,
+                         batch=16, seed=2)
+    (word, p), *_ = lm.predict_next(["the"], k=3)
+    assert isinstance(word, str) and 0.0 < p <= 1.0
+    ppl, n = lm.perplexity(str(tmp_path / "valid.txt"))
+    assert n > 0 and 1.0 < ppl < float("inf")
+    lm.save_model(str(tmp_path / "lm.bin"))
+    again = treexc.load_lm(str(tmp_path / "lm.bin"))
+    assert again.perplexity(str(tmp_path / "valid.txt")) == (ppl, n)
+    assert again.predict_next(["the"], k=3) == lm.predict_next(["the"], k=3)

@@ -23,8 +23,7 @@ from test_modelfile import lm, reseal, training_file  # noqa: F401 (lm: a fixtur
 
 import treexc
 from treexc.errors import TreexcError
-from treexc.lm.model import load_lm
-from treexc.lm.training import perplexity
+from treexc.lm.model import load_lm, perplexity
 
 N_FILES = 2000  # of each kind
 EXTREMES = [2 ** 63 - 1, 2 ** 63, 2 ** 64 + 5, -2 ** 63, 2 ** 31 - 1, 2 ** 31, 2 ** 32,

@@ -11,13 +11,13 @@ import pytest
 from click.testing import CliRunner
 
 import treexc
-from treexc.classify.options import to_dict
 from treexc.cli.main import main
 from treexc.errors import TreexcError
 from treexc.io import modelfile
-from treexc.lm.model import load_lm
+from treexc.lm.model import load_lm, perplexity
 from treexc.lm.options import make_lm_args
-from treexc.lm.training import perplexity, train_lm
+from treexc.lm.training import train_lm
+from treexc.options import option_values
 
 try:
     import fasttext
@@ -85,8 +85,8 @@ def test_round_trip_is_exact(models, name, tmp_path):
     again = treexc.load_model(str(path))
     # every option but the file paths and the verbosity is part of the model
     unsaved = ("input", "output", "verbose", "pretrainedVectors")
-    assert ({k: v for k, v in to_dict(again.args).items() if k not in unsaved}
-            == {k: v for k, v in to_dict(model.args).items() if k not in unsaved})
+    assert ({k: v for k, v in option_values(again.args, saved_only=True).items() if k not in unsaved}
+            == {k: v for k, v in option_values(model.args, saved_only=True).items() if k not in unsaved})
     assert again.dictionary.nwords == model.dictionary.nwords
     assert again.get_words() == model.get_words()
     assert again.get_labels() == model.get_labels()
@@ -321,7 +321,7 @@ def test_damaged_arrays(models, tmp_path):
     arrays = {"pool": d.pool, "entry_off": d.entry_off, "entry_len": d.entry_len,
               "counts": d.counts, "children": model.children,
               "w_in": np.asarray(model.w_in), "w_out": np.asarray(model.w_out)}
-    header = {"kind": "supervised", "args": to_dict(model.args),
+    header = {"kind": "supervised", "args": option_values(model.args, saved_only=True),
               "nwords": d.nwords, "has_tree": True}
     children = model.children.copy()
     children[children == 1] = 0  # label 0 twice, label 1 nowhere
@@ -376,7 +376,7 @@ def lm(tmp_path_factory):
                                      epoch=1, thread=1, verbose=0, minCount=1, batch=8,
                                      loss="tree", tree="random", arity=4, depth=2, seed=1))
     path = folder / "lm.bin"
-    model.save(str(path))
+    model.save_model(str(path))
     return model, path
 
 

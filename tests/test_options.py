@@ -9,7 +9,7 @@ from cli_util import ok, run, user_error
 
 import treexc
 from treexc import runtime
-from treexc.classify.options import Args, make_args, to_dict
+from treexc.classify.options import Args, make_args
 from treexc.lm.options import LMArgs, make_lm_args
 from treexc.options import IF_SET, option_values, shape_names
 
@@ -105,7 +105,7 @@ def test_python_api_takes_the_same_names(train_file):
 
 def test_saved_options_are_the_old_ones_unless_a_new_one_is_set():
     args = make_args(input="x", output="y", loss="tree")
-    assert list(to_dict(args)) == SAVED_BEFORE
+    assert list(option_values(args, saved_only=True)) == SAVED_BEFORE
     assert "tree" in option_values(make_args(input="x", loss="tree", tree="random"),
                                    saved_only=True)
     assert "input" in option_values(args) and "tree" not in option_values(args)

@@ -8,7 +8,7 @@ import pytest
 
 import treexc
 from treexc.classify.predict_kernels import predict_lines
-from treexc.loss.kernels import LOSS_OVA, LOSS_TREE
+from treexc.loss.registry import KERNEL_OVA, KERNEL_TREE
 from treexc.trees.builders import flat_tree, huffman_tree
 from treexc.trees.builders import random_tree as random_balanced_tree
 
@@ -128,7 +128,7 @@ def test_tree_top_k_equals_brute_force(seed):
         for k in sorted({1, 2, 5, K, K + 3}):
             for threshold in (0.0, 0.01, 0.2, 0.6):
                 labels, scores, counts = run_kernel(feat_off, feats, w_in, w_out,
-                                                    LOSS_TREE, tree.children, K, k,
+                                                    KERNEL_TREE, tree.children, K, k,
                                                     threshold)
                 assert counts[0] == 0  # no features, no prediction
                 for i in range(1, len(counts)):
@@ -145,7 +145,7 @@ def test_probabilities_of_a_tree_sum_to_one():
         w_out = rng.standard_normal((tree.n_internal * tree.arity, 6)).astype(np.float32)
         feat_off, feats = random_lines(rng, 10, 5)
         K = tree.n_labels
-        labels, scores, counts = run_kernel(feat_off, feats, w_in, w_out, LOSS_TREE,
+        labels, scores, counts = run_kernel(feat_off, feats, w_in, w_out, KERNEL_TREE,
                                             tree.children, K, K, 0.0)
         assert counts[1:].tolist() == [K] * 4
         np.testing.assert_allclose(np.exp(scores[1:]).sum(axis=1), 1.0, rtol=1e-4)
@@ -160,7 +160,7 @@ def test_threshold_prunes_everything():
     feat_off, feats = random_lines(rng, 5, 6)
     # no label of 5 can have probability above 0.99 unless it dominates: use
     # threshold 1.0, which only a probability of exactly 1 passes
-    labels, scores, counts = run_kernel(feat_off, feats, w_in, w_out, LOSS_TREE,
+    labels, scores, counts = run_kernel(feat_off, feats, w_in, w_out, KERNEL_TREE,
                                         tree.children, 5, 3, 1.0)
     assert (counts == 0).all()
 
@@ -174,7 +174,7 @@ def test_empty_slots_never_returned_even_when_their_rows_dominate():
     w_out[empty] = 100.0
     w_in = np.ones((2, 3), dtype=np.float32)
     labels, scores, counts = run_kernel(np.array([0, 1]), np.array([0], np.int32), w_in,
-                                        w_out, LOSS_TREE, tree.children, 8, 8, 0.0)
+                                        w_out, KERNEL_TREE, tree.children, 8, 8, 0.0)
     assert counts[0] == 8
     assert sorted(labels[0].tolist()) == list(range(8))
     np.testing.assert_allclose(np.exp(scores[0]).sum(), 1.0, rtol=1e-5)
@@ -189,7 +189,7 @@ def test_sigmoid_top_k_equals_brute_force(seed):
     feat_off, feats = random_lines(rng, 30, 20)
     for k in (1, 3, K, K + 2):
         for threshold in (0.0, 0.3, 0.9):
-            labels, scores, counts = run_kernel(feat_off, feats, w_in, w_out, LOSS_OVA,
+            labels, scores, counts = run_kernel(feat_off, feats, w_in, w_out, KERNEL_OVA,
                                                 np.zeros((1, 2), np.int32), K, k, threshold)
             assert counts[0] == 0
             for i in range(1, len(counts)):

@@ -8,41 +8,76 @@ Python API, mirroring fastText's::
     model.test("valid.txt")
     model.save_model("model.bin")
     model = treexc.load_model("model.bin")
+
+    lm = treexc.train_lm(input="corpus.txt", epoch=5)    # a language model
+    lm.predict_next(["the", "old"], k=3)
+    lm.perplexity("valid.txt")
+    lm.save_model("lm.bin")
+    lm = treexc.load_lm("lm.bin")
 """
+
+import sys
 
 from .errors import TreexcError
 
 __version__ = "0.1.0"
-__all__ = ["train_supervised", "load_model", "TreexcError"]
+__all__ = ["train_supervised", "load_model", "train_lm", "load_lm", "TreexcError"]
 
-# The functions import what they use: `import treexc` (and so `treexc
-# --help`) imports neither numpy nor Numba.
+# Each function imports what it uses, inside its body: `import treexc` (and so
+# `treexc --help`) imports neither numpy nor Numba.
 
 
 def train_supervised(input, **flags):
     """Train a classifier on a fastText-format file; flags as fastText's
     (``lr``, ``dim``, ``epoch``, ``wordNgrams``, ``loss``, ...).  ``verbose``
     defaults to 0 here."""
+    # imported here, not above: `import treexc` loads neither numpy nor Numba
     from . import jitstart
     from .classify.options import make_args
     from .classify.training import train_supervised as train
+    from .runtime import reporter_factory
 
     jitstart.prepare()
     flags.setdefault("verbose", 0)
     args = make_args(input=input, **flags)
-    reporter = None
-    if args.verbose >= 1:
-        import sys
-
-        from .runtime import LineReporter, SummaryReporter
-        reporter = LineReporter(sys.stderr) if args.verbose >= 2 else SummaryReporter(sys.stderr)
-    return train(args, reporter)
+    return train(args, reporter_factory(args.verbose, sys.stderr, live=False)())
 
 
 def load_model(path):
     """Load a model saved by ``treexc supervised`` or ``save_model``."""
+    # imported here, not above: `import treexc` loads neither numpy nor Numba
     from . import jitstart
     from .classify.model import load_model as load
+
+    jitstart.prepare()
+    return load(path)
+
+
+def train_lm(input, **flags):
+    """Train a language model on a text file (one sentence or paragraph a
+    line); flags as ``treexc lm``'s (``dim``, ``context``, ``epoch``, ``lr``,
+    ``loss``, ``tree``, ``arity``, ``depth``, ``valid``, ...).  ``verbose``
+    defaults to 0 here."""
+    # imported here, not above: `import treexc` loads neither numpy nor Numba
+    from . import jitstart
+    from .lm.options import make_lm_args
+    from .lm.training import train_lm as train
+    from .runtime import reporter_factory
+
+    jitstart.prepare()
+    flags.setdefault("verbose", 0)
+    args = make_lm_args(input=input, **flags)
+    echo = (lambda line: print(line, file=sys.stderr)) if args.verbose >= 1 else None
+    model, _ = train(args, reporter_factory(args.verbose, sys.stderr, summary=False,
+                                            live=False), echo)
+    return model
+
+
+def load_lm(path):
+    """Load a language model saved by ``treexc lm`` or ``save_model``."""
+    # imported here, not above: `import treexc` loads neither numpy nor Numba
+    from . import jitstart
+    from .lm.model import load_lm as load
 
     jitstart.prepare()
     return load(path)

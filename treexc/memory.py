@@ -18,6 +18,7 @@ import os
 import resource
 
 from .errors import TreexcError
+from .loss.registry import LOSSES, loss
 from .trees.capacity import balanced_internal_nodes, min_internal_nodes
 
 
@@ -107,23 +108,25 @@ def supervised_parts(args, n_words=0, n_labels=1):
     f32 = 4
     parts = [("input matrix", (n_words + args.bucket) * dim * f32,
               "-dim/-bucket" if args.bucket else "-dim/-minCount")]
-    if args.loss in ("ova", "ns"):
+    # -loss auto is resolved once the labels are counted: before, a fixed tree stands in
+    entry = loss(args.loss) if args.loss in LOSSES else LOSSES["hs"]
+    if not entry.has_tree:
         out_rows, children, arity = n_labels, 0, 2
-    elif args.loss == "softmax":
+    elif entry.tree == "flat":
         out_rows, children, arity = n_labels, n_labels, n_labels
     else:
         arity = args.arity
         internal = min_internal_nodes(n_labels, arity)
         out_rows, children = internal * arity, internal * arity
     parts.append(("output matrix", out_rows * dim * f32,
-                  "-dim/-arity" if args.loss in ("tree", "hs") else "-dim"))
+                  "-dim/-arity" if entry.arity else "-dim"))
     # tree arrays: children (int32) plus the paths, about a label each
     parts.append(("tree", children * 4 + n_labels * 16, "-arity"))
     # per thread: hidden, gradient, one node's probabilities (float64) and
     # the label flags of ova
     parts.append(("per-thread buffers", threads * (2 * dim * f32 + max(arity, 2) * 8 + n_labels),
                   "-thread/-arity"))
-    if args.loss == "tree" and args.treeUpdates > 0:
+    if entry.learned and args.treeUpdates > 0:
         # AssignLabels' statistics: per thread and the rebuild's carried copy,
         # per path position (at least one per label), one float32 per child
         # slot; a rebuild makes a new output matrix before dropping the old one

@@ -9,16 +9,17 @@ writes is its own slot: ``progress[t]``, ``loss_sum[t]``, ``loss_n[t]``,
 ``cursor[t]``, ``rng_state[t]`` and ``stats_*[t]``, so counters and tree
 statistics are exact.
 
-Losses (``loss_kind``): LOSS_TREE covers flat softmax (one node), fastText's
-binary ``hs``, M-ary Huffman and learned trees; LOSS_OVA is one-vs-all;
-LOSS_NS is negative sampling over labels.  Shapes: ``w_in`` (rows, dim),
+Losses (``loss_kind``): KERNEL_TREE covers flat softmax (one node), fastText's
+binary ``hs``, M-ary Huffman and learned trees; KERNEL_OVA is one-vs-all;
+KERNEL_NS is negative sampling over labels.  Shapes: ``w_in`` (rows, dim),
 ``w_out`` (n_internal * M or K, dim), both float32.
 """
 
 import numpy as np
 from numba import njit
 
-from ..loss.kernels import LOSS_NS, LOSS_OVA, axpy, dot, safe_log, sigmoid
+from ..loss.kernels import axpy, dot, safe_log, sigmoid
+from ..loss.registry import KERNEL_NS, KERNEL_OVA
 from ..loss.tree_softmax import path_gradient
 
 # ``control[0]``: 0 run, STOP stop (Ctrl-C, an error elsewhere), DIVERGED a
@@ -123,7 +124,7 @@ def train_thread(thread, feat_off, feats, label_off, labels, ntokens,
                 break
             grad[:] = 0.0
             loss = 0.0
-            if loss_kind == LOSS_OVA:
+            if loss_kind == KERNEL_OVA:
                 for k in range(l0, l1):
                     positive[labels[k]] = True
                 for label in range(n_labels):
@@ -133,7 +134,7 @@ def train_thread(thread, feat_off, feats, label_off, labels, ntokens,
             else:
                 # one label of a multi-label line, uniformly at random (fastText)
                 target = labels[l0 + next_random(rng_state, thread) % (l1 - l0)]
-                if loss_kind == LOSS_NS:
+                if loss_kind == KERNEL_NS:
                     loss += binary_logistic(w_out, target, hidden, grad, True, lr)
                     if n_labels > 1:
                         for _ in range(neg):

@@ -11,14 +11,14 @@ import numpy as np
 from ..errors import TreexcError
 from ..io import modelfile
 from ..io.textio import read_text, to_bytes
-from ..loss.kernels import LOSS_NS, LOSS_OVA, LOSS_TREE
+from ..loss.registry import LOSSES, loss
+from ..options import option_values, shape_names
 from ..text.dictionary import Dictionary, check_duplicates
 from ..text.subwords import word_vectors as subword_vectors
-from ..trees.assign_kernels import collect_statistics
 from ..trees.tree import Tree
 from .meter import Meter
-from .options import SHAPE_OPTIONS, Args, default_threads, to_dict, validate
-from .predict_kernels import predict_lines
+from .options import Args, default_threads, validate
+from .predict_kernels import collect_statistics, predict_lines
 
 MODEL_KIND = "supervised"
 PARALLEL_LINES = 512  # lines per prediction thread, at least
@@ -35,7 +35,7 @@ class Model:
     # -- shape ---------------------------------------------------------------
     @property
     def loss_kind(self):
-        return {"ova": LOSS_OVA, "ns": LOSS_NS}.get(self.args.loss, LOSS_TREE)
+        return loss(self.args.loss).kernel
 
     @property
     def children(self):
@@ -189,7 +189,7 @@ class Model:
 
     def tree_statistics(self, path):
         """Statistics by path position measured on a labelled file: every
-        label of a line counts (``treelearn_kernels.collect_statistics``)."""
+        label of a line counts (``predict_kernels.collect_statistics``)."""
         corpus = self.encode_text(read_text(path))
         t = self.tree
         stats_p = np.zeros((len(t.path_node), t.arity))
@@ -209,9 +209,8 @@ class Model:
         }
         # paths and verbosity say nothing about the model (and would make two
         # identical trainings differ)
-        saved_args = {k: v for k, v in to_dict(self.args).items()
-                      if k not in ("input", "output", "verbose", "pretrainedVectors")}
-        header = {"kind": MODEL_KIND, "args": saved_args, "nwords": d.nwords,
+        header = {"kind": MODEL_KIND, "args": option_values(self.args, saved_only=True),
+                  "nwords": d.nwords,
                   "has_tree": self.tree is not None}
         modelfile.save(path, header, arrays)
 
@@ -231,7 +230,9 @@ def load_model(path, loaded=None):
     try:
         saved = header["args"]
         args = validate(modelfile.options(Args, saved))
-        missing = [name for name in SHAPE_OPTIONS if name not in saved]
+        if args.loss not in LOSSES:  # "auto" is resolved before a model is saved
+            raise ValueError(f"loss {args.loss!r}")
+        missing = [name for name in shape_names(Args) if name not in saved]
         if missing:
             raise KeyError(missing[0])
         nwords, has_tree = header["nwords"], header["has_tree"]
@@ -257,7 +258,7 @@ def load_model(path, loaded=None):
         if (w_in.shape[1] != args.dim or w_out.shape != (expected_out, args.dim)
                 or w_in.shape[0] != dictionary.nwords + args.bucket
                 or w_in.shape[0] >= 2 ** 31  # feature ids are int32
-                or (tree is None) != (args.loss in ("ova", "ns"))):
+                or (tree is None) == loss(args.loss).has_tree):
             raise TreexcError("matrix shapes do not match")
         modelfile.check_weights("w_in", w_in)
         modelfile.check_weights("w_out", w_out)

@@ -18,7 +18,6 @@ from ..options import (
     check_fields,
     default_threads,  # noqa: F401 (classify.model takes it from here)
     option,
-    option_values,
     options_from_flags,
     shape_names,
 )
@@ -100,7 +99,10 @@ class Args:
     def effective_arity(self):
         if self.arity:
             return self.arity
-        return 2 if self.loss == "hs" else 20
+        # losses without a tree of their own (and a name validate refuses
+        # later) keep the learned tree's default
+        entry = LOSSES.get(self.loss)
+        return (entry and entry.arity) or LOSSES["tree"].arity
 
     def resolve_auto_loss(self, n_labels):
         """Turn ``-loss auto`` into the loss it stands for, once the number of
@@ -176,7 +178,3 @@ def validate(args):
         bad("label", repr(args.label), "the label prefix must not contain white space")
     return args
 
-
-def to_dict(args):
-    """What a model file's header holds: the saved options (``option_values``)."""
-    return option_values(args, saved_only=True)

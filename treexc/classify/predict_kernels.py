@@ -1,13 +1,14 @@
 """Numba kernels of inference: each line's hidden vector, then its exact
-top-k labels (``loss.topk``), or its labels' mean hidden vectors (for a
-clustering tree).  All scratch space is allocated per call, so concurrent
+top-k labels (``loss.topk``), its labels' mean hidden vectors (for a
+clustering tree), or its labels' tree statistics (``dump-tree -input``).  All scratch space is allocated per call, so concurrent
 calls are safe."""
 
 import numpy as np
 from numba import njit
 
-from ..loss.kernels import LOSS_TREE
+from ..loss.registry import KERNEL_TREE
 from ..loss.topk import sigmoid_top_k, sort_heap, tree_top_k
+from ..loss.tree_softmax import path_statistics
 
 
 @njit(cache=True, nogil=True, fastmath=True)
@@ -48,7 +49,7 @@ def predict_lines(feat_off, feats, w_in, w_out, loss_kind, children, n_labels, k
         if f1 == f0:
             continue
         hidden_vector(w_in, feats, f0, f1, hidden)
-        if loss_kind == LOSS_TREE:
+        if loss_kind == KERNEL_TREE:
             size = tree_top_k(w_out, children, n_labels, hidden, k, log_threshold,
                               heap_score, heap_label, stack_node, stack_score, probs,
                               child_order)
@@ -74,3 +75,23 @@ def label_centroids(feat_off, feats, label_off, labels, w_in, sums, counts):
             counts[c] += 1
             for i in range(len(hidden)):
                 sums[c, i] += hidden[i]
+
+
+@njit(cache=True, nogil=True, fastmath=True)
+def collect_statistics(feat_off, feats, label_off, labels, w_in, w_out, children,
+                       path_off, path_node, stats_p, stats_n):
+    """The classifier's training statistics measured on a data set without
+    training: every label of every line (with features) adds its nodes'
+    child distributions at its path positions (``loss.tree_softmax``)."""
+    dim = w_in.shape[1]
+    hidden = np.zeros(dim, dtype=np.float32)
+    probs = np.zeros(max(children.shape[1], 2))
+    for line in range(len(feat_off) - 1):
+        f0, f1 = feat_off[line], feat_off[line + 1]
+        if f1 == f0:
+            continue
+        hidden_vector(w_in, feats, f0, f1, hidden)
+        for k in range(label_off[line], label_off[line + 1]):
+            path_statistics(w_out, children, path_off, path_node, labels[k], hidden, probs,
+                            stats_p, stats_n)
+

@@ -16,6 +16,7 @@ from .. import memory
 from ..errors import TreexcError
 from ..io.textio import display_name, read_text
 from ..io.vectors import read_vec
+from ..loss.registry import loss
 from ..runtime import (
     Progress,
     SilentReporter,
@@ -61,7 +62,7 @@ def train_supervised(args, reporter=None, initial_tree=None):
         words, vectors = pretrained
         for word, row in zip(words, vectors):
             w_in[dictionary.word_id(word)] = row
-    if args.loss == "tree" and args.maxDepth == -1:
+    if loss(args.loss).learned and args.maxDepth == -1:
         args.maxDepth = fit_depth(dictionary.nlabels, args.arity)
     vectors = None
     if initial_tree is None and tree_name(args) == "cluster":
@@ -104,19 +105,20 @@ def make_initial_tree(args, label_counts, vectors=None):
     without statistics (it also measured slightly better than starting from
     Huffman: gutenberg_books 0.131 vs 0.129, wn_hypernym 0.298 vs 0.292)."""
     n_labels = len(label_counts)
-    if args.loss in ("ova", "ns"):
+    entry = loss(args.loss)
+    if not entry.has_tree:
         return None
-    if args.loss == "softmax":
+    if entry.tree == "flat":
         return build_tree("flat", n_labels, n_labels, 1)
     name = tree_name(args)
     if name in ("huffman", "random", "cluster"):
         return build_tree(name, n_labels, args.arity, tree_depth(args, n_labels),
                           np.random.default_rng(args.seed), label_counts, vectors,
                           CLASSIFIER_FLAGS)
-    if args.loss == "tree" and args.maxDepth > 0:
+    if entry.learned and args.maxDepth > 0:
         return build_tree("spread", n_labels, args.arity, args.maxDepth,
                           flags=CLASSIFIER_FLAGS)
-    return build_tree("huffman", n_labels, args.arity, 0, counts=label_counts)
+    return build_tree(entry.tree, n_labels, args.arity, 0, counts=label_counts)
 
 
 def label_vectors(args, dictionary, corpus, w_in, reporter):
@@ -169,7 +171,7 @@ class Session:
         self.neg_cdf = np.cumsum(np.sqrt(counts))
         self.learner = None
         self.lr_hold = 0.0
-        if args.loss == "tree" and args.treeUpdates > 0 and \
+        if loss(args.loss).learned and args.treeUpdates > 0 and \
                 tree_name(args) in ("", "learned"):
             # the paper's schedule: structure learned and lr constant in the
             # first half, structure frozen and lr decaying in the second

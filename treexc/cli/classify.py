@@ -31,6 +31,7 @@ def supervised(**flags):
     treexc supervised -input train.txt -output model -loss hs
     treexc supervised -input train.txt -output model -tree learned -arity 16 -depth 3
     """
+    # imported here, not above: only a running command loads numpy and Numba
     from ..classify.training import train_supervised
     from ..io.publish import OutputSet, interrupt_on_signals
     from ..io.vectors import write_vec
@@ -149,6 +150,7 @@ def test(model_path, input_path, k, threshold):
     treexc test model.bin valid.txt 5
     zcat valid.txt.gz | treexc test model.bin - 1 0.5
     """
+    # imported here, not above: only a running command loads numpy and Numba
     from ..io.textio import read_text
 
     check_k_threshold(k, threshold)
@@ -175,6 +177,7 @@ def test_label(model_path, input_path, k, threshold):
     K          labels predicted per line (default 1; -1 = every label)
     THRESHOLD  leave out labels of probability below it (default 0.0)
     """
+    # imported here, not above: only a running command loads numpy and Numba
     from ..io.textio import printable, read_text
 
     check_k_threshold(k, threshold)
@@ -199,6 +202,7 @@ def test_label(model_path, input_path, k, threshold):
 @click.argument("model_path", metavar="MODEL")
 def print_word_vectors(model_path):
     """Print the vector of each word read from stdin."""
+    # imported here, not above: only a running command loads numpy and Numba
     from ..io.textio import printable, to_str
     from ..io.vectors import format_vector
 
@@ -216,8 +220,10 @@ def print_word_vectors(model_path):
 @click.argument("model_path", metavar="MODEL")
 def print_sentence_vectors(model_path):
     """Print the vector of each line read from stdin."""
+    # imported here, not above: only a running command loads numpy and Numba
     import numpy as np
 
+    # imported here, not above: only a running command loads numpy and Numba
     from ..io.vectors import format_vector
 
     model = load_classifier(model_path)
@@ -238,6 +244,7 @@ def print_sentence_vectors(model_path):
 @click.argument("what", type=click.Choice(["args", "dict", "input", "output"]))
 def dump(model_path, what):
     """Print the model's options, dictionary, or input/output matrix."""
+    # imported here, not above: only a running command loads numpy and Numba
     from ..io.textio import printable
 
     model = load_classifier(model_path)

@@ -162,12 +162,14 @@ def write_stdout(data, flush=True):
     if out is None or isinstance(out, ClosedStdout):  # started with `>&-`
         raise TreexcError("standard output is closed: nowhere to write the answers")
     if isinstance(data, str):
+        # imported here, not above: only a running command loads numpy and Numba
         from ..io.textio import to_bytes
         data = to_bytes(data)
     try:
         out.flush()
         buffer = getattr(out, "buffer", None)
         if buffer is None:  # a text-only stream put in place by an embedding program
+            # imported here, not above: only a running command loads numpy and Numba
             from ..io.textio import to_str
             out.write(to_str(data))
             buffer = out
@@ -222,6 +224,7 @@ def check_k_threshold(k, threshold):
 
 
 def load_classifier(path):
+    # imported here, not above: only a running command loads numpy and Numba
     from ..classify.model import load_model
     return load_model(path)
 
@@ -245,6 +248,7 @@ def stdin_lines():
     """Standard input in pieces of whole lines (bytes; the last piece may
     lack its newline), as they arrive: a typed line is answered at once.
     Gzip is recognised by its magic bytes; any byte is read as it is."""
+    # imported here, not above: only a running command loads numpy and Numba
     from ..io.textio import read_line_chunks
 
     for _, piece in read_line_chunks("-"):

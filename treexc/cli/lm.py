@@ -46,6 +46,7 @@ def lm(**flags):
     Prints the validation perplexity, train ms/batch and evaluation ms/batch
     after each epoch; writes OUTPUT.bin.
     """
+    # imported here, not above: only a running command loads numpy and Numba
     from ..io.publish import OutputSet, interrupt_on_signals
     from ..lm.training import train_lm
     from ..runtime import reporter_factory
@@ -92,7 +93,7 @@ def lm(**flags):
                     log.close()
                 except OSError:
                     pass  # the write that failed has said so
-        outputs.write(bin_path, model.save)
+        outputs.write(bin_path, model.save_model)
         outputs.publish()
         if records and args.verbose >= 1:  # a signal now is ignored: the run is done
             last = records[-1]
@@ -110,8 +111,8 @@ def test_lm(model_path, input_path, thread):
     \b
     treexc test-lm lm.bin test.txt
     """
-    from ..lm.model import load_lm
-    from ..lm.training import perplexity
+    # imported here, not above: only a running command loads numpy and Numba
+    from ..lm.model import load_lm, perplexity
     from ..options import default_threads
 
     model = load_lm(model_path)
@@ -133,6 +134,7 @@ def predict_next(model_path, input_path, k):
     \b
     echo "the old man" | treexc predict-next lm.bin - 3
     """
+    # imported here, not above: only a running command loads numpy and Numba
     from ..io.textio import ByteCheck, display_name, printable, read_line_chunks, to_str
     from ..lm.model import load_lm
 
@@ -178,8 +180,10 @@ def plot(curves, output, metric, title):
         metric = "test" if all(any("test_ppl" in r for r in recs) for _, recs in runs) \
             else "valid"
     try:
+        # imported here, not above: only a running command loads numpy and Numba
         import matplotlib
         matplotlib.use("Agg")
+        # imported here, not above: only a running command loads numpy and Numba
         import matplotlib.pyplot as plt
     except ImportError:
         raise TreexcError(PLOT_INSTALL) from None
@@ -207,6 +211,7 @@ def plot(curves, output, metric, title):
 
 def read_curve(path):
     """Records of a ``treexc lm -log`` file (``-`` = stdin, gzip accepted)."""
+    # imported here, not above: only a running command loads numpy and Numba
     from ..io.textio import display_name, read_bytes
 
     name = display_name(path)

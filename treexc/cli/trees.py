@@ -23,6 +23,7 @@ def dump_tree(model_path, data_path, fmt, top):
     treexc dump-tree model.bin -input valid.txt
     treexc dump-tree model.bin -format dot | dot -Tsvg > tree.svg
     """
+    # imported here, not above: only a running command loads numpy and Numba
     from ..trees import dump as dumptree
 
     report = dumptree.tree_report(_load_tree_model(model_path), data_path, top)
@@ -38,17 +39,20 @@ def dump_tree(model_path, data_path, fmt, top):
 
 
 def _load_tree_model(path):
+    # imported here, not above: only a running command loads numpy and Numba
     from ..io import modelfile
 
     kind = modelfile.load_header(path).get("kind")
     if kind == "lm":
-        from ..lm.model import load_lm_model
-        return load_lm_model(path)
+        # imported here, not above: only a running command loads numpy and Numba
+        from ..lm.model import load_lm
+        return load_lm(path)
     return load_classifier(path)
 
 
 
 def _print_rich_tree(report):
+    # imported here: rich is needed only for a terminal
     from rich.console import Console
     from rich.tree import Tree as RichTree
 
@@ -83,11 +87,13 @@ def check(model_path):
     \b
     treexc check model.bin
     """
+    # imported here, not above: only a running command loads numpy and Numba
     from ..io import modelfile
 
     header, version, n_arrays = modelfile.verify(model_path)
     kind = header.get("kind")
     if kind == "lm":
+        # imported here, not above: only a running command loads numpy and Numba
         from ..lm.model import load_lm
         load_lm(model_path)
     else:

@@ -23,7 +23,6 @@ from ..loss.tree_softmax import (
     path_gradient,
     path_log_prob,
     path_statistics,
-    tree_all_log_probs,  # noqa: F401 (lm.model calls it as kern.tree_all_log_probs)
 )
 
 # -- contexts --------------------------------------------------------------------

@@ -20,20 +20,23 @@ training step (gradients of the mean negative log-likelihood of a batch,
 then Adagrad) or an evaluation on a batch of stream positions.
 """
 
-import dataclasses
 import math
+import time
 
 import numpy as np
 
 from ..errors import TreexcError
 from ..io import modelfile
 from ..loss.topk import tree_top_k
+from ..loss.tree_softmax import tree_all_log_probs
+from ..options import option_values, shape_names
+from ..runtime import blas_threads, run_workers
 from ..text.dictionary import check_duplicates
 from ..text.vocab import Vocab, read_stream
 from ..trees.tree import Tree
 from . import kernels as kern
 from .engines import FlatEngine, TreeEngine
-from .options import MODEL_KIND, SHAPE_OPTIONS, LMArgs, validate
+from .options import MODEL_KIND, LMArgs, validate
 
 
 def init_weights(vocab_size, args, rng):
@@ -133,7 +136,7 @@ class LanguageModel:
             return s - np.log(np.exp(s).sum(axis=1, keepdims=True))
         out = np.empty((len(r), V), dtype=np.float64)
         for i in range(len(r)):
-            kern.tree_all_log_probs(r[i], np.asarray(self.W), self.tree.children, V,
+            tree_all_log_probs(r[i], np.asarray(self.W), self.tree.children, V,
                                     out[i])
         return out
 
@@ -163,17 +166,18 @@ class LanguageModel:
         return [(self.vocab.word(int(i)), float(np.exp(s))) for i, s in zip(ids, scores)]
 
     # -- files -------------------------------------------------------------
-    def save(self, path):
+    def perplexity(self, path, threads=1):
+        """``(perplexity, n_tokens)`` of a text file under this model."""
+        return perplexity(self, path, threads)
+
+    def save_model(self, path):
         arrays = dict(self.vocab.arrays())
         arrays["U"] = np.asarray(self.U)
         arrays["C"] = np.asarray(self.C)
         if self.is_tree:
             arrays["children"] = self.tree.children
             arrays["W"] = np.asarray(self.W)
-        # file names and verbosity say nothing about the model
-        saved = {k: v for k, v in dataclasses.asdict(self.args).items()
-                 if k not in ("input", "output", "valid", "test", "log", "verbose")}
-        header = {"kind": MODEL_KIND, "args": saved}
+        header = {"kind": MODEL_KIND, "args": option_values(self.args, saved_only=True)}
         modelfile.save(path, header, arrays)
 
 
@@ -205,7 +209,7 @@ def _checked_parts(header, a):
     checked against the others: ``ValueError``/``TypeError``/``KeyError``."""
     saved = header["args"]
     args = validate(modelfile.options(LMArgs, saved))
-    missing = [n for n in SHAPE_OPTIONS if n not in saved]
+    missing = [n for n in shape_names(LMArgs) if n not in saved]
     if missing:
         raise KeyError(missing[0])
     pool = modelfile.array(a, "pool", "u1", 1)
@@ -236,9 +240,48 @@ def _checked_parts(header, a):
     return args, vocab, U, C, tree, W
 
 
-load_lm_model = load_lm  # the name dump-tree imports
 
 
 # -- per-thread engines -----------------------------------------------------
 
+
+def evaluate(model, ids, engines, batch):
+    """``(total negative log-likelihood, n_tokens, seconds, n_batches)``."""
+    n = len(ids)
+    n_batches = -(-n // batch)
+    positions = np.arange(n, dtype=np.int64)
+    sums = np.zeros(len(engines))
+    control = np.zeros(1, dtype=np.int64)
+
+    def work(t):
+        e = engines[t]
+        total = 0.0
+        for b in range(t, n_batches, len(engines)):
+            if control[0]:
+                break
+            p = positions[b * batch:(b + 1) * batch]
+            total += e.evaluate(ids, p, len(p))
+        sums[t] = total
+
+    start = time.perf_counter()
+    with blas_threads(1):
+        run_workers(len(engines), work, control, lambda: None)
+    return float(sums.sum()), n, time.perf_counter() - start, n_batches
+
+
+
+def perplexity(model, path_or_ids, threads=1, batch=None):
+    """``(perplexity, n_tokens)`` of a file (or token ids) under ``model``."""
+    ids = path_or_ids if isinstance(path_or_ids, np.ndarray) else \
+        read_stream(path_or_ids, model.vocab).ids
+    batch = batch or model.args.batch
+    engines = [model.engine(batch) for _ in range(max(1, threads))]
+    nll, n, _, _ = evaluate(model, ids, engines, batch)
+    return exp_or_inf(nll / n), n
+
+
+
+def exp_or_inf(x):
+    """``exp(x)``, infinite past float's range (``math.exp`` raises)."""
+    return math.exp(x) if x < 709.0 else math.inf
 

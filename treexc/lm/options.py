@@ -9,7 +9,6 @@ from ..options import (
     check_fields,
     option,
     options_from_flags,
-    shape_names,
 )
 
 MODEL_KIND = "lm"
@@ -66,7 +65,6 @@ class LMArgs:
 
 
 # What a model file must hold (checked on load).
-SHAPE_OPTIONS = shape_names(LMArgs)
 
 
 def make_lm_args(**flags):

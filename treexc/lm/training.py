@@ -36,54 +36,13 @@ from ..text.vocab import Stream, build_vocab, read_stream
 from ..trees.builders import build_tree, fit_arity
 from ..trees.capacity import check_capacity
 from ..trees.learner import TreeLearner
-from .model import LanguageModel, init_weights
+from .model import LanguageModel, evaluate, init_weights
 
 DIVERGED = 2  # control[0] of a training phase: a batch met a NaN or infinity
 
 
-
 # -- evaluation -----------------------------------------------------------------
 
-def evaluate(model, ids, engines, batch):
-    """``(total negative log-likelihood, n_tokens, seconds, n_batches)``."""
-    n = len(ids)
-    n_batches = -(-n // batch)
-    positions = np.arange(n, dtype=np.int64)
-    sums = np.zeros(len(engines))
-    control = np.zeros(1, dtype=np.int64)
-
-    def work(t):
-        e = engines[t]
-        total = 0.0
-        for b in range(t, n_batches, len(engines)):
-            if control[0]:
-                break
-            p = positions[b * batch:(b + 1) * batch]
-            total += e.evaluate(ids, p, len(p))
-        sums[t] = total
-
-    start = time.perf_counter()
-    with blas_threads(1):
-        run_workers(len(engines), work, control, lambda: None)
-    return float(sums.sum()), n, time.perf_counter() - start, n_batches
-
-
-def perplexity(model, path_or_ids, threads=1, batch=None):
-    """``(perplexity, n_tokens)`` of a file (or token ids) under ``model``."""
-    ids = path_or_ids if isinstance(path_or_ids, np.ndarray) else \
-        read_stream(path_or_ids, model.vocab).ids
-    batch = batch or model.args.batch
-    engines = [model.engine(batch) for _ in range(max(1, threads))]
-    nll, n, _, _ = evaluate(model, ids, engines, batch)
-    return exp_or_inf(nll / n), n
-
-
-def exp_or_inf(x):
-    """``exp(x)``, infinite past float's range (``math.exp`` raises)."""
-    return math.exp(x) if x < 709.0 else math.inf
-
-
-# -- training -------------------------------------------------------------------
 
 class LMSession:
     """One training run: shuffled batches, threads, phases, tree rebuilds."""

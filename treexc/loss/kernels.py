@@ -4,8 +4,6 @@ float32 vector arithmetic and the child distribution of a tree node."""
 import numpy as np
 from numba import njit
 
-LOSS_TREE, LOSS_OVA, LOSS_NS = 0, 1, 2
-
 
 @njit(cache=True, nogil=True, fastmath=True, inline="always")
 def dot(a, b):

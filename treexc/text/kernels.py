@@ -23,8 +23,6 @@ from numba import njit
 
 from .table import bytes_equal, fnv_hash, signed_widen, table_find, table_insert_slot
 
-EOS = b"</s>"
-
 
 @njit(cache=True, nogil=True)
 def eos_bytes():

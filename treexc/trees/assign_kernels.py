@@ -16,8 +16,6 @@ that moved has no information there yet.
 import numpy as np
 from numba import njit
 
-from ..loss.tree_softmax import path_statistics
-
 
 @njit(cache=True, nogil=True)
 def _expansions(count, arity):
@@ -364,27 +362,3 @@ def carry_statistics(old_path_off, old_path_node, old_path_slot, new_path_off,
     return moved
 
 
-@njit(cache=True, nogil=True, fastmath=True)
-def collect_statistics(feat_off, feats, label_off, labels, w_in, w_out, children,
-                       path_off, path_node, stats_p, stats_n):
-    """The classifier's training statistics measured on a data set without
-    training: every label of every line (with features) adds its nodes'
-    child distributions at its path positions (``loss.tree_softmax``)."""
-    dim = w_in.shape[1]
-    hidden = np.zeros(dim, dtype=np.float32)
-    probs = np.zeros(max(children.shape[1], 2))
-    for line in range(len(feat_off) - 1):
-        f0, f1 = feat_off[line], feat_off[line + 1]
-        if f1 == f0:
-            continue
-        hidden[:] = 0.0
-        for k in range(f0, f1):
-            row = w_in[feats[k]]
-            for i in range(dim):
-                hidden[i] += row[i]
-        inv = np.float32(1.0 / (f1 - f0))
-        for i in range(dim):
-            hidden[i] *= inv
-        for k in range(label_off[line], label_off[line + 1]):
-            path_statistics(w_out, children, path_off, path_node, labels[k], hidden, probs,
-                            stats_p, stats_n)
