@@ -9,10 +9,10 @@ imports Numba (a test checks ``sys.modules``).
 
 What it mirrors, and must stay identical to:
 
-* :func:`load` makes every check of ``classify.model.load_model`` in the same
-  order with the same messages; the two checks done there by kernels (no
-  duplicate vocabulary entry, ``trees.path_kernels.compute_paths``) are
-  written here with Python and numpy.
+* :func:`load` reads the file through ``stored.read_classifier``, as
+  ``classify.model.load_model`` does; the two checks done there by kernels
+  (no duplicate vocabulary entry, ``trees.path_kernels.compute_paths``) are
+  written here with Python and numpy, with the same messages.
 * :meth:`FirstLines.features` is ``text.kernels.encode_lines`` for one line:
   fastText's separators, ``</s>`` at a newline, labels skipped, FNV-1a on
   sign-extended bytes (``text.table``), character n-grams of ``<word>``
@@ -39,13 +39,9 @@ import re
 import numpy as np
 
 from ..errors import TreexcError
-from ..io import modelfile
 from ..io.textio import to_bytes, to_str
-from ..loss.registry import LOSSES, loss
-from ..options import shape_names
-from .options import Args, validate
+from .stored import read_classifier
 
-MODEL_KIND = "supervised"  # classify.model.MODEL_KIND
 LOG_FLOOR = float(np.log(1e-300))  # the kernels' log(max(p, 1e-300))
 # A token is a run of bytes other than fastText's separators (a newline ends
 # the line with </s>).
@@ -81,58 +77,14 @@ def signed_widen(h):  # text.table.signed_widen
 
 
 def load(path, loaded=None):
-    """A :class:`FirstLines` for the classifier in ``path``: the checks and
-    messages of ``classify.model.load_model``.  ``loaded`` is
-    ``modelfile.load``'s answer when the file has been read already."""
-    header, a = loaded if loaded is not None else modelfile.load(
-        path, mapped=("w_in", "w_out"))
-    kind = header.get("kind")
-    if kind != MODEL_KIND:
-        kind = modelfile.describe(kind).strip("'")
-        raise TreexcError(f"{path}: this is a '{kind}' model, not a classifier")
-    try:
-        saved = header["args"]
-        args = validate(modelfile.options(Args, saved))
-        if args.loss not in LOSSES:  # "auto" is resolved before a model is saved
-            raise ValueError(f"loss {args.loss!r}")
-        missing = [name for name in shape_names(Args) if name not in saved]
-        if missing:
-            raise KeyError(missing[0])
-        nwords, has_tree = header["nwords"], header["has_tree"]
-        if type(nwords) is not int or type(has_tree) is not bool:
-            raise TypeError("nwords or has_tree")
-        pool = modelfile.array(a, "pool", "u1", 1)
-        entry_off = modelfile.array(a, "entry_off", "<i8", 1)
-        entry_len = modelfile.array(a, "entry_len", "<i4", 1)
-        modelfile.check_entries(pool, entry_off, entry_len,
-                                modelfile.array(a, "counts", "<i8", 1))
-        if not 0 <= nwords < len(entry_off):
-            raise ValueError(f"nwords {nwords} with {len(entry_off)} entries and no label")
-        keys, entry_ids = _entries(pool, entry_off, entry_len)
-        nlabels = len(entry_off) - nwords
-        children = None
-        if has_tree:
-            children = modelfile.array(a, "children", "<i4", 2)
-            modelfile.check_tree(children, nlabels)
-            _check_paths(children, nlabels)
-        w_in = modelfile.array(a, "w_in", "<f4", 2)
-        w_out = modelfile.array(a, "w_out", "<f4", 2)
-        expected_out = children.size if has_tree else nlabels
-        if (w_in.shape[1] != args.dim or w_out.shape != (expected_out, args.dim)
-                or w_in.shape[0] != nwords + args.bucket
-                or w_in.shape[0] >= 2 ** 31  # feature ids are int32
-                or (not has_tree) == loss(args.loss).has_tree):
-            raise TreexcError("matrix shapes do not match")
-        modelfile.check_weights("w_in", w_in)
-        modelfile.check_weights("w_out", w_out)
-    except KeyError as e:
-        raise TreexcError(f"{path}: corrupt model (missing {e})") from None
-    except (TypeError, AttributeError):
-        raise TreexcError(f"{path}: corrupt model header") from None
-    except (ValueError, TreexcError) as e:  # a bad option, array or tree: name the file
-        raise TreexcError(f"{path}: corrupt model ({e})") from None
-    labels = [to_str(key) for key in keys[nwords:]]
-    return FirstLines(args, nwords, entry_ids, labels, children, w_in, w_out, (header, a))
+    """A :class:`FirstLines` for the classifier in ``path``, checked as
+    ``classify.model.load_model`` checks it (``stored.read_classifier``).
+    ``loaded`` is ``modelfile.load``'s answer when the file has been read
+    already."""
+    s = read_classifier(path, _entries, _check_paths, loaded)
+    keys, entry_ids = s.vocabulary
+    labels = [to_str(key) for key in keys[s.nwords:]]
+    return FirstLines(s.args, s.nwords, entry_ids, labels, s.tree, s.w_in, s.w_out, s.loaded)
 
 
 def _entries(pool, entry_off, entry_len):
@@ -150,7 +102,8 @@ def _entries(pool, entry_off, entry_len):
 def _check_paths(children, n_labels):
     """The checks of ``trees.path_kernels.compute_paths`` that
     ``modelfile.check_tree`` leaves to it: each label in exactly one leaf,
-    every node reachable (first failure in the kernel's scan order)."""
+    every node reachable (first failure in the kernel's scan order).
+    Returns ``children``."""
     flat = children.reshape(-1).astype(np.int64)
     where = np.flatnonzero((flat >= 0) & (flat < n_labels))
     leaves = flat[where]
@@ -165,6 +118,7 @@ def _check_paths(children, n_labels):
     if len(inner) != len(children) - 1:
         missing = np.setdiff1d(np.arange(1, len(children)), inner)[0]
         raise TreexcError("corrupt tree: " + _TREE_ERRORS[5].format(missing))
+    return children
 
 
 class FirstLines:

@@ -11,16 +11,16 @@ import numpy as np
 from ..errors import TreexcError
 from ..io import modelfile
 from ..io.textio import read_text, to_bytes
-from ..loss.registry import LOSSES, loss
-from ..options import option_values, shape_names
+from ..loss.registry import loss
+from ..options import option_values
 from ..text.dictionary import Dictionary, check_duplicates
 from ..text.subwords import word_vectors as subword_vectors
 from ..trees.tree import Tree
 from .meter import Meter
-from .options import Args, default_threads, validate
+from .options import default_threads
 from .predict_kernels import collect_statistics, predict_lines
+from .stored import MODEL_KIND, read_classifier
 
-MODEL_KIND = "supervised"
 PARALLEL_LINES = 512  # lines per prediction thread, at least
 
 
@@ -217,66 +217,15 @@ class Model:
 
 def load_model(path, loaded=None):
     """A classifier from ``path``, every part of the file checked first
-    (the kernels trust their arrays: a bad index would read out of bounds).
-    ``loaded``: ``modelfile.load``'s answer, when the file has been read
-    already (``classify/firstlines.py``, which makes the same checks
-    without Numba)."""
-    header, a = loaded if loaded is not None else modelfile.load(
-        path, mapped=("w_in", "w_out"))
-    kind = header.get("kind")
-    if kind != MODEL_KIND:
-        kind = modelfile.describe(kind).strip("'")
-        raise TreexcError(f"{path}: this is a '{kind}' model, not a classifier")
-    try:
-        saved = header["args"]
-        args = validate(modelfile.options(Args, saved))
-        if args.loss not in LOSSES:  # "auto" is resolved before a model is saved
-            raise ValueError(f"loss {args.loss!r}")
-        missing = [name for name in shape_names(Args) if name not in saved]
-        if missing:
-            raise KeyError(missing[0])
-        nwords, has_tree = header["nwords"], header["has_tree"]
-        if type(nwords) is not int or type(has_tree) is not bool:
-            raise TypeError("nwords or has_tree")
-        # index arrays are in memory (never mapped); weights may be mapped
-        dictionary = Dictionary(modelfile.array(a, "pool", "u1", 1),
-                                modelfile.array(a, "entry_off", "<i8", 1),
-                                modelfile.array(a, "entry_len", "<i4", 1),
-                                modelfile.array(a, "counts", "<i8", 1),
-                                nwords, args.label, args.wordNgrams, args.bucket,
-                                args.minn, args.maxn)
-        _check_dictionary(dictionary)
-        tree = None
-        if has_tree:
-            children = modelfile.array(a, "children", "<i4", 2)
-            modelfile.check_tree(children, dictionary.nlabels)
-            tree = Tree(children, dictionary.nlabels)
-        w_in = modelfile.array(a, "w_in", "<f4", 2)
-        w_out = modelfile.array(a, "w_out", "<f4", 2)
-        expected_out = (tree.n_internal * tree.arity) if tree is not None \
-            else dictionary.nlabels
-        if (w_in.shape[1] != args.dim or w_out.shape != (expected_out, args.dim)
-                or w_in.shape[0] != dictionary.nwords + args.bucket
-                or w_in.shape[0] >= 2 ** 31  # feature ids are int32
-                or (tree is None) == loss(args.loss).has_tree):
-            raise TreexcError("matrix shapes do not match")
-        modelfile.check_weights("w_in", w_in)
-        modelfile.check_weights("w_out", w_out)
-    except KeyError as e:
-        raise TreexcError(f"{path}: corrupt model (missing {e})") from None
-    except (TypeError, AttributeError):
-        raise TreexcError(f"{path}: corrupt model header") from None
-    except (ValueError, TreexcError) as e:  # a bad option, array or tree: name the file
-        raise TreexcError(f"{path}: corrupt model ({e})") from None
-    return Model(args, dictionary, tree, w_in, w_out)
+    (``stored.read_classifier``).  ``loaded``: ``modelfile.load``'s answer,
+    when the file has been read already (``classify/firstlines.py``)."""
+    s = read_classifier(path, _vocabulary_table, Tree, loaded)
+    a = s.args
+    dictionary = Dictionary(s.pool, s.entry_off, s.entry_len, s.counts, s.nwords, a.label,
+                            a.wordNgrams, a.bucket, a.minn, a.maxn)
+    dictionary._table = s.vocabulary  # the table built while checking
+    return Model(a, dictionary, s.tree, s.w_in, s.w_out)
 
 
-def _check_dictionary(d):
-    """Entries must lie inside the pool (the kernels do not check bounds),
-    once each (duplicates would make the hash table quadratic to build),
-    and a model has labels to predict."""
-    modelfile.check_entries(d.pool, d.entry_off, d.entry_len, d.counts)
-    if not 0 <= d.nwords < len(d.entry_off):
-        raise ValueError(f"nwords {d.nwords} with {len(d.entry_off)} entries and no label")
-    # the table built while checking is the one the dictionary keeps
-    d._table = check_duplicates(d.entry_off, d.entry_len, d.pool)
+def _vocabulary_table(pool, entry_off, entry_len):
+    return check_duplicates(entry_off, entry_len, pool)

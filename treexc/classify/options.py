@@ -19,7 +19,6 @@ from ..options import (
     default_threads,  # noqa: F401 (classify.model takes it from here)
     option,
     options_from_flags,
-    shape_names,
 )
 
 # The default output layer, -loss auto: the exact flat softmax up to this many
@@ -122,8 +121,6 @@ class Args:
         return f"output layer: {self.loss}{arity} (-loss auto: {why})"
 
 
-# What a model file must hold (checked on load).
-SHAPE_OPTIONS = shape_names(Args)
 
 
 def make_args(**flags):
