@@ -40,8 +40,11 @@ import numpy as np
 
 from ..errors import TreexcError
 from ..io.textio import to_bytes, to_str
+from ..loss.registry import KERNEL_NS, KERNEL_OVA, KERNEL_TREE, loss
 from .stored import read_classifier
 
+# the kernel branches mirrored here: trees (softmax included) and sigmoids
+MIRRORED_KERNELS = (KERNEL_TREE, KERNEL_OVA, KERNEL_NS)
 LOG_FLOOR = float(np.log(1e-300))  # the kernels' log(max(p, 1e-300))
 # A token is a run of bytes other than fastText's separators (a newline ends
 # the line with </s>).
@@ -188,6 +191,8 @@ class FirstLines:
         """``(labels, log_probs, counts)`` of every line of ``piece`` (bytes),
         as ``Model.predict_corpus`` gives them, or ``None`` when numpy cannot
         tell what the kernels would answer (see the module docstring)."""
+        if loss(self.args.loss).kernel not in MIRRORED_KERNELS:
+            return None  # a loss added since: its own kernel branch answers
         k = self.nlabels if k == -1 else min(k, self.nlabels)
         lines = piece.split(b"\n")
         last = lines.pop()

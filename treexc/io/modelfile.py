@@ -58,7 +58,10 @@ _ALIGN = 64
 MAP_THRESHOLD = 64 << 20
 _CRC_BLOCK = 16 << 20
 # The dtypes a model array may have (numba compiles kernels for these only).
-_DTYPES = {np.dtype(t) for t in ("<f4", "<f8", "<i4", "<i8", "|u1", "|i1")}
+# the dtypes an array may have, spelled as `save` writes them (numpy.dtype.str):
+# compared as strings, since numpy's own parser of a hostile string can raise
+# anything (a SyntaxError for "(,)f4")
+_DTYPES = ("<f4", "<f8", "<i4", "<i8", "|u1", "|i1")
 _MAX_RANK = 4
 # Trained weights stay far below this; beyond it a dot product of two rows
 # could overflow float32 (dim <= 100,000), and NaN or infinite weights (a
@@ -198,7 +201,7 @@ def _entry(a, data_start, version):
     if not isinstance(a, dict) or not isinstance(a["name"], str):
         raise TypeError("entry")
     dtype = a["dtype"]
-    if not isinstance(dtype, str) or np.dtype(dtype) not in _DTYPES:
+    if not isinstance(dtype, str) or dtype not in _DTYPES:
         raise ValueError(a["name"])
     shape, offset = a["shape"], a["offset"]
     if (not isinstance(shape, list) or len(shape) > _MAX_RANK

@@ -19,7 +19,7 @@ import time
 
 import numpy as np
 import pytest
-from test_modelfile import lm, reseal, training_file  # noqa: F401 (lm: a fixture)
+from sealing import reseal
 
 import treexc
 from treexc.errors import TreexcError
@@ -33,9 +33,9 @@ WEIGHT_VALUES = [np.nan, np.inf, -np.inf, 1e30, -1e38, 3e38]
 
 
 @pytest.fixture(scope="module")
-def classifier(tmp_path_factory):
+def classifier(tmp_path_factory, topic_file):
     folder = tmp_path_factory.mktemp("mutation_classifier")
-    train = training_file(folder / "train.txt")
+    train = topic_file(folder / "train.txt")
     model = treexc.train_supervised(input=train, dim=4, epoch=1, lr=0.5, thread=1, seed=1,
                                     loss="tree", arity=3, treeUpdates=1, wordNgrams=2,
                                     minn=2, maxn=3, bucket=50, verbose=0)

@@ -27,7 +27,7 @@ except ImportError:  # the wheel exists for x86-64 Linux, Python < 3.13
 needs_fasttext = pytest.mark.skipif(fasttext is None,
                                     reason="fasttext (fasttext-wheel) is not installed")
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 UNKNOWN = ["zzqx", "breadd", "h\u00e9llo", "qj"]
 
 

@@ -14,35 +14,15 @@ from cli_util import ok, run
 
 import treexc
 
-TOPICS = {"sport": "ball goal team match run",
-          "food": "bread cheese taste dish bake",
-          "music": "song band guitar drum play",
-          "tech": "code bug test run build"}
 TRAIN_FLAGS = ["-dim", "8", "-epoch", "4", "-lr", "0.5", "-thread", "1", "-verbose", "0",
                "-seed", "1", "-loss", "softmax"]
 
 
-def make_lines(n, seed, multi=True):
-    rng = np.random.default_rng(seed)
-    names = list(TOPICS)
-    lines = []
-    for i in range(n):
-        name = names[i % 4]
-        words = rng.choice(TOPICS[name].split(), size=4).tolist()
-        if rng.random() < 0.3:  # noise: a word of another topic
-            words.append(rng.choice(TOPICS[names[(i + 1) % 4]].split()))
-        labels = [f"__label__{name}"]
-        if multi and i % 7 == 0:
-            labels.append(f"__label__{names[(i + 2) % 4]}")
-        lines.append(" ".join(labels + words))
-    return lines
-
-
 @pytest.fixture(scope="module")
-def work(tmp_path_factory):
+def work(tmp_path_factory, topic_lines):
     folder = tmp_path_factory.mktemp("cli")
-    (folder / "train.txt").write_text("\n".join(make_lines(300, 0)) + "\n")
-    test_lines = make_lines(60, 1) + ["unknown words only", "__label__sport",
+    (folder / "train.txt").write_text("\n".join(topic_lines(300, 0)) + "\n")
+    test_lines = topic_lines(60, 1) + ["unknown words only", "__label__sport",
                                       "__label__nolabel ball goal",
                                       "__label__food  bread\tcheese\r"]
     (folder / "test.txt").write_text("\n".join(test_lines) + "\n")

@@ -4,19 +4,17 @@ exception -- for every file that is not a sound treexc model."""
 import json
 import struct
 import time
-import zlib
 
 import numpy as np
 import pytest
 from click.testing import CliRunner
+from sealing import reseal, seal_header
 
 import treexc
 from treexc.cli.main import main
 from treexc.errors import TreexcError
 from treexc.io import modelfile
 from treexc.lm.model import load_lm, perplexity
-from treexc.lm.options import make_lm_args
-from treexc.lm.training import train_lm
 from treexc.options import option_values
 
 try:
@@ -26,20 +24,6 @@ except ImportError:  # pragma: no cover - depends on the environment
 
 PROBES = ["ball goal team", "bread cheese", "unknown words only", "", "ball bread taste",
           "match3 dish4 goal"]
-
-
-def training_file(path):
-    rng = np.random.default_rng(0)
-    topics = {"sport": "ball goal team match run", "food": "bread cheese taste dish bake",
-              "music": "song band guitar drum play", "tech": "code bug test run build"}
-    lines = []
-    for i in range(240):
-        name = list(topics)[i % 4]
-        words = rng.choice(topics[name].split(), size=4).tolist()
-        extra = " __label__misc" if i % 10 == 0 else ""
-        lines.append(f"__label__{name}{extra} " + " ".join(words) + f" x{i % 9}")
-    path.write_text("\n".join(lines) + "\n")
-    return str(path)
 
 
 FLAG_SETS = {
@@ -54,9 +38,9 @@ FLAG_SETS = {
 
 
 @pytest.fixture(scope="module")
-def models(tmp_path_factory):
+def models(tmp_path_factory, topic_file):
     folder = tmp_path_factory.mktemp("modelfile")
-    train = training_file(folder / "train.txt")
+    train = topic_file(folder / "train.txt")
     out = {}
     for name, flags in FLAG_SETS.items():
         model = treexc.train_supervised(input=train, dim=6, epoch=2, lr=0.5, thread=1,
@@ -191,8 +175,8 @@ def test_fasttext_header_is_recognised(tmp_path):
 
 
 @pytest.mark.skipif(fasttext is None, reason="fasttext (fasttext-wheel) is not installed")
-def test_real_fasttext_model(tmp_path):
-    train = training_file(tmp_path / "train.txt")
+def test_real_fasttext_model(tmp_path, topic_file):
+    train = topic_file(tmp_path / "train.txt")
     ft = fasttext.train_supervised(train, dim=4, epoch=1, thread=1, verbose=0)
     path = tmp_path / "ft.bin"
     ft.save_model(str(path))
@@ -218,36 +202,6 @@ def with_header(model_bytes, change):
     assert 24 + len(raw) <= first
     return reseal(model_bytes[:16] + struct.pack("<Q", len(raw)) + raw
                   + bytes(first - 24 - len(raw)) + model_bytes[first:])
-
-
-def seal_header(data):
-    """``data`` with the header checksum that matches its header bytes: what
-    an attacker (or a buggy writer) produces, so the checks behind the
-    checksum are reached."""
-    length = struct.unpack("<Q", data[16:24])[0]
-    crc = zlib.crc32(data[24:24 + length])
-    return data[:12] + struct.pack("<I", crc) + data[16:]
-
-
-def reseal(data):
-    """``data`` with every checksum recomputed: the array checksums in the
-    header from the bytes now at each array's place, then the header's.
-    Leaves what cannot be parsed as it is."""
-    data = bytes(data)
-    try:
-        length = struct.unpack("<Q", data[16:24])[0]
-        header = json.loads(data[24:24 + length])
-        first = min(a["offset"] for a in header["arrays"])
-        for a in header["arrays"]:
-            n = np.dtype(a["dtype"]).itemsize * int(np.prod(a["shape"], dtype=object))
-            a["crc32"] = zlib.crc32(data[a["offset"]:a["offset"] + n])
-        raw = json.dumps(header).encode()
-        if 24 + len(raw) <= first:
-            data = (data[:16] + struct.pack("<Q", len(raw)) + raw
-                    + bytes(first - 24 - len(raw)) + data[first:])
-    except Exception:
-        pass
-    return seal_header(data)
 
 
 def edit_array(name, key, value):
@@ -279,6 +233,9 @@ HEADER_DAMAGE = {
     "arrays entry": (lambda h: dict(h, arrays=[5]), "corrupt model header"),
     "bad dtype": (edit_array("w_in", "dtype", "<zz"), "corrupt model header"),
     "object dtype": (edit_array("w_in", "dtype", "|O"), "corrupt model header"),
+    # numpy's dtype parser raised SyntaxError on this one (found by mutation)
+    "unparsable dtype": (edit_array("w_in", "dtype", "(,)f4"), "corrupt model header"),
+    "native dtype spelling": (edit_array("w_in", "dtype", "float32"), "corrupt model header"),
     "negative shape": (edit_array("pool", "shape", [-8]), "corrupt model header"),
     "text shape": (edit_array("pool", "shape", ["x"]), "corrupt model header"),
     "negative offset": (edit_array("w_in", "offset", -64), "corrupt model header"),
@@ -363,21 +320,6 @@ def test_random_bit_flips_in_header(model_bytes, tmp_path):
 # -- crafted files: the cases of issue 8 -------------------------------------------------
 # Each is written with correct checksums (modelfile.save or reseal), as an
 # attacker would, so only the checks behind the checksums stand in the way.
-
-
-@pytest.fixture(scope="module")
-def lm(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("modelfile_lm")
-    words = "the cat dog sat ran on a mat log and".split()
-    rng = np.random.default_rng(0)
-    text = "\n".join(" ".join(rng.choice(words, size=5)) for _ in range(60)) + "\n"
-    (folder / "train.txt").write_text(text)
-    model, _ = train_lm(make_lm_args(input=str(folder / "train.txt"), dim=4, context=2,
-                                     epoch=1, thread=1, verbose=0, minCount=1, batch=8,
-                                     loss="tree", tree="random", arity=4, depth=2, seed=1))
-    path = folder / "lm.bin"
-    model.save_model(str(path))
-    return model, path
 
 
 def parts(path):

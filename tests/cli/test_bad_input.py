@@ -516,7 +516,7 @@ def shell(folder, script):
     return result
 
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 needs_bash = pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
 
 

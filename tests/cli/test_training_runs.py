@@ -26,34 +26,21 @@ import treexc
 from treexc import memory
 from treexc.io import publish
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 TREEXC = [sys.executable, "-c", "from treexc.cli.main import main; main()"]
 OLD = {".bin": b"previous model\n", ".vec": b"1 1\nprevious 0.5\n"}
 
 
-def write_corpus(path, n_lines, n_words, n_labels=8, seed=0):
-    """Lines of 8 random words (of ``n_words`` distinct ones) and a label
-    that depends on the first word, so training learns something."""
-    rng = np.random.default_rng(seed)
-    vocab = np.array([f"w{i:x}q" for i in range(n_words)])
-    lines = []
-    for ids in rng.integers(0, n_words, size=(n_lines, 8)):
-        label = f"__label__{ids[0] % n_labels}"
-        lines.append(label + " " + " ".join(vocab[ids]))
-    path.write_text("\n".join(lines) + "\n")
-    return path
-
-
 @pytest.fixture(scope="module")
-def big(tmp_path_factory):
+def big(tmp_path_factory, word_label_file):
     """Trains for seconds at -epoch 100; its .vec (30,000 words x dim 64)
     takes about a second to format."""
-    return write_corpus(tmp_path_factory.mktemp("data") / "big.txt", 4000, 30000)
+    return word_label_file(tmp_path_factory.mktemp("data") / "big.txt", 4000, 30000)
 
 
 @pytest.fixture(scope="module")
-def small(tmp_path_factory):
-    return write_corpus(tmp_path_factory.mktemp("data") / "small.txt", 400, 60, n_labels=4)
+def small(tmp_path_factory, word_label_file):
+    return word_label_file(tmp_path_factory.mktemp("data") / "small.txt", 400, 60, n_labels=4)
 
 
 def previous_set(out):

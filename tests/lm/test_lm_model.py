@@ -1,0 +1,117 @@
+"""The language model: vocabulary, exact perplexity against a numpy
+reference, tree probabilities, quality on text drawn from a known bigram
+model, files and the Python API."""
+
+import math
+
+import numpy as np
+import pytest
+from lm_util import (
+    bigram_chain,
+    chain_text,
+    reference_flat_nll,
+    sample_chain,
+    small_model,
+)
+
+import treexc
+from treexc.errors import TreexcError
+from treexc.lm.model import load_lm, perplexity
+from treexc.lm.options import make_lm_args
+from treexc.lm.training import train_lm
+from treexc.text.vocab import build_vocab
+
+
+def test_vocab_min_count_unk_and_eos():
+    data = np.frombuffer(b"a b a c\na a b\nz", dtype=np.uint8)
+    vocab = build_vocab(data, 2, "x")
+    assert vocab.words() == ["a", "</s>", "b", "<unk>"]
+    assert vocab.counts.tolist() == [4, 3, 2, 2]  # c and z are <unk>
+    ids = vocab.encode(data)
+    # </s> after every line, including the last one without newline
+    assert [vocab.word(i) for i in ids] == ["a", "b", "a", "<unk>", "</s>", "a", "a", "b",
+                                            "</s>", "<unk>", "</s>"]
+
+
+def test_vocab_empty_file_is_an_error():
+    with pytest.raises(TreexcError, match="empty"):
+        build_vocab(np.frombuffer(b"  \t ", dtype=np.uint8), 1, "x")
+
+
+def test_flat_perplexity_equals_numpy_reference(tmp_path, sentence_text):
+    text = sentence_text(80)
+    model, _ = small_model(tmp_path, text, loss="softmax", epoch=1)
+    ids = model.vocab.encode(np.frombuffer(sentence_text(20, seed=5).encode(), dtype=np.uint8))
+    ppl, n = perplexity(model, ids, threads=2, batch=7)
+    assert n == len(ids)
+    expected = math.exp(reference_flat_nll(model, ids) / len(ids))
+    assert ppl == pytest.approx(expected, rel=1e-4)
+    # next_log_probs (used by predict-next) agrees with the reference too
+    ctx = [model.context_ids(["the", "cat"])]
+    lp = model.next_log_probs(ctx)[0]
+    assert np.exp(lp).sum() == pytest.approx(1.0, abs=1e-6)
+
+
+@pytest.mark.parametrize("kind", ["random", "learned"])
+def test_tree_probabilities_sum_to_one(tmp_path, kind, sentence_text):
+    model, _ = small_model(tmp_path, sentence_text(150), loss="tree", tree=kind, arity=3,
+                           depth=3, treeUpdates=5)
+    rng = np.random.default_rng(0)
+    V = model.vocab.size
+    ctx = rng.integers(0, V, size=(20, model.args.context))
+    lp = model.next_log_probs(ctx)
+    assert np.allclose(np.exp(lp).sum(axis=1), 1.0, atol=1e-5)
+    # the batch kernel's perplexity is the mean of those log-probabilities
+    ids = model.vocab.encode(np.frombuffer(sentence_text(10, seed=3).encode(), dtype=np.uint8))
+    ppl, _ = perplexity(model, ids, threads=1, batch=5)
+    eos = model.vocab.eos_id
+    rows = [[ids[t - 1 - k] if t - 1 - k >= 0 else eos for k in range(model.args.context)]
+            for t in range(len(ids))]
+    ref = model.next_log_probs(rows)[np.arange(len(ids)), ids]
+    assert ppl == pytest.approx(math.exp(-ref.mean()), rel=1e-4)
+
+
+@pytest.mark.parametrize("loss,tree", [("softmax", "learned"), ("tree", "learned")])
+def test_bigram_perplexity_approaches_true_entropy(tmp_path, loss, tree):
+    names = [f"w{i}" for i in range(11)]
+    P = bigram_chain(len(names), seed=7)
+    rng = np.random.default_rng(3)
+    train_tokens = sample_chain(P, 60000, rng)
+    test_tokens = sample_chain(P, 10000, rng)
+    (tmp_path / "train.txt").write_text(chain_text(train_tokens, names))
+    (tmp_path / "test.txt").write_text(chain_text(test_tokens, names))
+    prev = np.concatenate([[len(names)], test_tokens[:-1]])
+    true_ppl = math.exp(-np.log(P[prev, test_tokens]).mean())
+    args = make_lm_args(input=str(tmp_path / "train.txt"), dim=16, epoch=3, thread=2,
+                        verbose=0, minCount=1, batch=32, lr=0.05, loss=loss, tree=tree,
+                        arity=4, depth=2, treeUpdates=10, seed=2)
+    model, _ = train_lm(args)
+    ppl, _ = perplexity(model, str(tmp_path / "test.txt"), threads=2)
+    assert ppl < true_ppl * 1.04, (ppl, true_ppl)
+
+
+def test_save_load_roundtrip(tmp_path, sentence_text):
+    model, _ = small_model(tmp_path, sentence_text(60), loss="tree", tree="random", arity=4,
+                           depth=2, epoch=1)
+    model.save_model(str(tmp_path / "m.bin"))
+    again = load_lm(str(tmp_path / "m.bin"))
+    ids = model.vocab.encode(np.frombuffer(sentence_text(5).encode(), dtype=np.uint8))
+    assert perplexity(again, ids)[0] == pytest.approx(perplexity(model, ids)[0], rel=1e-6)
+    assert again.words() == model.words()
+    assert again.word_counts.tolist() == model.word_counts.tolist()
+    assert (again.tree.children == model.tree.children).all()
+
+
+def test_python_api_mirrors_the_classifier(tmp_path, sentence_text):
+    (tmp_path / "train.txt").write_text(sentence_text(200))
+    (tmp_path / "valid.txt").write_text(sentence_text(40, seed=1))
+    lm = treexc.train_lm(str(tmp_path / "train.txt"), dim=8, epoch=1, minCount=1, thread=1,
+                         batch=16, seed=2)
+    (word, p), *_ = lm.predict_next(["the"], k=3)
+    assert isinstance(word, str) and 0.0 < p <= 1.0
+    ppl, n = lm.perplexity(str(tmp_path / "valid.txt"))
+    assert n > 0 and 1.0 < ppl < float("inf")
+    lm.save_model(str(tmp_path / "lm.bin"))
+    again = treexc.load_lm(str(tmp_path / "lm.bin"))
+    assert again.perplexity(str(tmp_path / "valid.txt")) == (ppl, n)
+    assert again.predict_next(["the"], k=3) == lm.predict_next(["the"], k=3)
