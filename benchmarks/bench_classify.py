@@ -212,8 +212,7 @@ class ClassifyBench(Bench):
             s.rows.append([what, secs(cold), secs(hot), secs(cold - hot), ""])
         user_wide = {cmd: min(c[0] for c in cs) for cmd, cs in cached.items()}
         in_package = max(c[1] for cs in cached.values() for c in cs)
-        # a one-line prediction runs no kernel (classify/firstlines.py): only
-        # training must have compiled into the user-wide cache
+        # a one-line predict runs no kernel (classify/firstlines.py): training compiles
         ok = user_wide["supervised"] > 0 and not in_package
         s.rows.append(["cache index files (.nbi) written by the cold run", "", "", "",
                        "~/.cache/numba: " + ", ".join(f"{n} ({cmd})" for cmd, n
