@@ -266,7 +266,7 @@ def timing(a, files, out):
         with treexc.blas_threads(1):
             measure("flat" if loss == "softmax" else f"tree (M={tree.arity}, D={a.depth})",
                     lambda p: e.train(ids, p, len(p), a.lr, acc),
-                    lambda p: e.evaluate(ids, p, len(p)),
+                    lambda p: e.batch_nll(ids, p, len(p)),
                     a.timing_batches // (10 if loss == "softmax" else 1))
     torch = import_torch("PyTorch timing rows")
     if torch is not None:

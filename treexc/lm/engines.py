@@ -79,7 +79,7 @@ class FlatEngine(_Engine):
         np.exp(S, out=S)
         return S.sum(axis=1).astype(np.float64)
 
-    def evaluate(self, ids, positions, n):
+    def batch_nll(self, ids, positions, n):
         """Sum of -log p(target) over the batch."""
         self.forward_context(ids, positions, n)
         z = self.scores(n)
@@ -124,7 +124,7 @@ class TreeEngine(_Engine):
         self.gW = None
         self.gU = None
 
-    def evaluate(self, ids, positions, n):
+    def batch_nll(self, ids, positions, n):
         m = self.model
         self.forward_context(ids, positions, n)
         t = m.tree

@@ -245,7 +245,7 @@ def _checked_parts(header, a):
 # -- per-thread engines -----------------------------------------------------
 
 
-def evaluate(model, ids, engines, batch):
+def stream_nll(model, ids, engines, batch):
     """``(total negative log-likelihood, n_tokens, seconds, n_batches)``."""
     n = len(ids)
     n_batches = -(-n // batch)
@@ -260,7 +260,7 @@ def evaluate(model, ids, engines, batch):
             if control[0]:
                 break
             p = positions[b * batch:(b + 1) * batch]
-            total += e.evaluate(ids, p, len(p))
+            total += e.batch_nll(ids, p, len(p))
         sums[t] = total
 
     start = time.perf_counter()
@@ -276,7 +276,7 @@ def perplexity(model, path_or_ids, threads=1, batch=None):
         read_stream(path_or_ids, model.vocab).ids
     batch = batch or model.args.batch
     engines = [model.engine(batch) for _ in range(max(1, threads))]
-    nll, n, _, _ = evaluate(model, ids, engines, batch)
+    nll, n, _, _ = stream_nll(model, ids, engines, batch)
     return exp_or_inf(nll / n), n
 
 

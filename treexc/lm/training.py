@@ -36,7 +36,7 @@ from ..text.vocab import Stream, build_vocab, read_stream
 from ..trees.builders import build_tree, fit_arity
 from ..trees.capacity import check_capacity
 from ..trees.learner import TreeLearner
-from .model import LanguageModel, evaluate, init_weights
+from .model import LanguageModel, init_weights, stream_nll
 
 DIVERGED = 2  # control[0] of a training phase: a batch met a NaN or infinity
 
@@ -255,7 +255,7 @@ class LMSession:
         for key, stream in (("valid", self.valid), ("test", self.test)):
             if stream is None:
                 continue
-            nll, ntok, sec, nb = evaluate(m, stream.ids, self.engines, self.B)
+            nll, ntok, sec, nb = stream_nll(m, stream.ids, self.engines, self.B)
             if not nll / ntok < 709.0:  # exp overflows: the weights blew up
                 raise TreexcError(diverged_message(epoch, self.args.epoch, self.args.lr,
                                                    f"{key} perplexity overflows"))
