@@ -115,11 +115,12 @@ def supervised_parts(args, n_words=0, n_labels=1):
     elif entry.tree == "flat":
         out_rows, children, arity = n_labels, n_labels, n_labels
     else:
-        arity = args.arity
+        arity = args.arity or 2  # 0: a learned tree's, set once the labels are counted
         internal = min_internal_nodes(n_labels, arity)
         out_rows, children = internal * arity, internal * arity
     parts.append(("output matrix", out_rows * dim * f32,
-                  "-dim/-arity" if entry.arity else "-dim"))
+                  "-dim/-arity" if args.loss in LOSSES and entry.tree not in ("", "flat")
+                  else "-dim"))
     # tree arrays: children (int32) plus the paths, about a label each
     parts.append(("tree", children * 4 + n_labels * 16, "-arity"))
     # per thread: hidden, gradient, one node's probabilities (float64) and

@@ -35,8 +35,11 @@ def test_few_labels_get_the_flat_softmax(train_file, tmp_path):
 def test_many_labels_get_a_learned_tree(train_file, tmp_path, monkeypatch):
     monkeypatch.setattr(args_module, "AUTO_SOFTMAX_MAX_LABELS", 4)
     model, stderr = train(train_file, tmp_path)
-    assert model.args.loss == "tree" and model.args.arity == 20
-    assert "output layer: tree of arity 20 (-loss auto: 6 labels > 4)" in stderr
+    # the default learned tree: arity ceil(sqrt(6 labels)) = 3, its depth
+    # shaped by the labels' counts (-depth -1)
+    assert model.args.loss == "tree" and model.args.arity == 3
+    assert model.args.maxDepth == -1
+    assert "output layer: tree of arity 3 (-loss auto: 6 labels > 4)" in stderr
 
 
 def test_arity_asks_for_a_learned_tree(train_file, tmp_path):

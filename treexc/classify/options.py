@@ -48,6 +48,20 @@ def takes_tree(loss_name):
     return loss_name == AUTO or usual_tree(loss_name) in TREES
 
 
+def default_tree_arity(n_labels, depth=2):
+    """Arity of a learned tree when ``-arity`` is not given: the least M
+    with M^depth >= the number of labels (``depth`` = ``-depth`` when given,
+    else 2: about sqrt(labels)).  A node's classifier is linear in the
+    hidden vector: at well-trained flags two wide levels beat a deep 20-ary
+    tree (gutenberg_books +0.02 P@1 on valid) and tied on wn_hypernym;
+    wider than sqrt(labels) gained nothing (docs/trees.md, issue 10)."""
+    depth = min(depth, 62)  # 2^62 leaves hold any label count (and -depth 2^31 stays cheap)
+    arity = max(2, int(max(n_labels, 1) ** (1.0 / depth)) - 1)
+    while arity ** depth < n_labels:
+        arity += 1
+    return arity
+
+
 @dataclass
 class Args:
     input: str = option("", "training file path (fastText format; .gz accepted; - = stdin)",
@@ -80,35 +94,46 @@ class Args:
     seed: int = option(0, "random generator seed; with -thread 1 training is reproducible",
                        at_least=0)
     # Tree output layers (treexc's own options).
-    arity: int = option(0, "tree arity M for hs and tree losses (0 = 2 for hs, 20 for tree)",
-                        shape=True)
+    arity: int = option(0, "tree arity M (0 = 2 for hs; for a learned tree the least M with "
+                        "M^D >= labels, D = -depth or 2: a two-level tree of about "
+                        "sqrt(labels))", shape=True)
     # saved only when set: models without it keep their headers byte for byte
     tree: str = option("", "output tree: learned (rebuilt by AssignLabels: -loss tree), "
                        "huffman (fastText's: -loss hs), random or cluster (fixed); "
                        "empty = the loss's own", saved=IF_SET, choices=("", *TREES))
     treeUpdates: int = option(50, "learned tree: rebuilds (AssignLabels) in all (not "
                               "per epoch), spread over the first half of training", at_least=0)
-    maxDepth: int = option(-1, "tree depth D: leaves at depth at most D (-1 = auto, the "
-                           "least depth that holds all labels; 0 = no limit; a Huffman "
-                           "tree's depths follow the counts)", shape=True,
+    maxDepth: int = option(-1, "tree depth D: leaves at depth at most D (-1 = auto: no "
+                           "limit, but a subtree holds at most 1/arity of its parent's "
+                           "label occurrences, so frequent labels sit higher, as in a "
+                           "Huffman tree; 0 = no limit; a Huffman tree's depths follow the "
+                           "counts)", shape=True,
                            flags=("depth", "maxDepth"))
     treeGradient: str = option("ll", "AssignLabels score: ll (log-likelihood) or plain "
                                "(J_n gradient)", choices=("ll", "plain"))
 
-    def effective_arity(self):
+    def effective_arity(self, n_labels=None):
+        """``-arity``, else the loss's: 2 for hs; for a learned tree the
+        default of :func:`default_tree_arity` once the labels are counted
+        (0 until then)."""
         if self.arity:
             return self.arity
-        # losses without a tree of their own (and a name validate refuses
-        # later) keep the learned tree's default
-        entry = LOSSES.get(self.loss)
-        return (entry and entry.arity) or LOSSES["tree"].arity
+        entry = LOSSES.get(self.loss)  # None: a name validate refuses
+        if entry is not None and entry.learned:
+            depth = self.maxDepth if self.maxDepth > 0 else 2
+            return 0 if n_labels is None else default_tree_arity(n_labels, depth)
+        # losses without a tree of their own: 20, what their model files
+        # have always saved there (unused)
+        return (entry and entry.arity) or 20
 
     def resolve_auto_loss(self, n_labels):
         """Turn ``-loss auto`` into the loss it stands for, once the number of
         labels is known: a learned tree where the user asked for one by
         giving ``-arity``, else by :data:`AUTO_SOFTMAX_MAX_LABELS`.  Returns a
-        line saying what was chosen and why (None if the loss was given)."""
+        line saying what was chosen and why (None if the loss was given).
+        Also sets a learned tree's default arity from the label count."""
         if self.loss != AUTO:
+            self.arity = self.effective_arity(n_labels)
             return None
         if self.arity:
             self.loss, why = "tree", f"-arity {self.arity} given"
@@ -116,7 +141,7 @@ class Args:
             self.loss, why = "softmax", f"{n_labels} labels <= {AUTO_SOFTMAX_MAX_LABELS}"
         else:
             self.loss, why = "tree", f"{n_labels} labels > {AUTO_SOFTMAX_MAX_LABELS}"
-        self.arity = self.effective_arity()
+        self.arity = self.effective_arity(n_labels)
         arity = f" of arity {self.arity}" if self.loss == "tree" else ""
         return f"output layer: {self.loss}{arity} (-loss auto: {why})"
 
@@ -167,7 +192,9 @@ def validate(args):
         bad("neg", args.neg, "must be >= 1 with -loss ns")
     if args.maxDepth < -1:
         bad("depth", args.maxDepth, "must be -1 (auto), 0 (no limit) or a depth >= 1")
-    if args.arity < 2 and not (args.loss == AUTO and args.arity == 0):
+    # 0: chosen once the labels are counted (auto, or a learned tree's default)
+    learned = args.loss in LOSSES and LOSSES[args.loss].learned
+    if args.arity < 2 and not ((args.loss == AUTO or learned) and args.arity == 0):
         bad("arity", args.arity, "must be >= 2")
     if not args.label:
         bad("label", repr(args.label), "the label prefix must not be empty")

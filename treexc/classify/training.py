@@ -32,6 +32,10 @@ from . import kernels as kern
 from .model import Model
 from .predict_kernels import label_centroids
 
+# The default learned tree's mass cap: a subtree of several labels holds at
+# most MASS_SLACK / arity of its parent's label occurrences.
+MASS_SLACK = 1.0
+
 
 def train_supervised(args, reporter=None, initial_tree=None):
     """Train a classifier.  ``initial_tree`` replaces the loss's usual
@@ -62,8 +66,6 @@ def train_supervised(args, reporter=None, initial_tree=None):
         words, vectors = pretrained
         for word, row in zip(words, vectors):
             w_in[dictionary.word_id(word)] = row
-    if loss(args.loss).learned and args.maxDepth == -1:
-        args.maxDepth = fit_depth(dictionary.nlabels, args.arity)
     vectors = None
     if initial_tree is None and tree_name(args) == "cluster":
         vectors = label_vectors(args, dictionary, corpus, w_in, reporter)
@@ -99,11 +101,12 @@ def tree_depth(args, n_labels):
 def make_initial_tree(args, label_counts, vectors=None):
     """The tree ``-tree`` names (``huffman``, ``random`` or ``cluster`` over
     label ``vectors``: fixed trees), else the loss's usual one: flat for
-    softmax, Huffman for hs, and for a learned tree the M-ary Huffman tree;
-    under a depth limit (the default), which the Huffman tree usually
-    exceeds, the labels dealt out evenly within it, as AssignLabels does
-    without statistics (it also measured slightly better than starting from
-    Huffman: gutenberg_books 0.131 vs 0.129, wn_hypernym 0.298 vs 0.292)."""
+    softmax, Huffman for hs, and for a learned tree the M-ary Huffman tree
+    (the default, ``-depth -1``, and ``-depth 0``); under a ``-depth D``
+    limit, which the Huffman tree usually exceeds, the labels dealt out
+    evenly within it, as AssignLabels does without statistics (it also
+    measured slightly better than starting from Huffman there:
+    gutenberg_books 0.131 vs 0.129, wn_hypernym 0.298 vs 0.292)."""
     n_labels = len(label_counts)
     entry = loss(args.loss)
     if not entry.has_tree:
@@ -175,7 +178,13 @@ class Session:
                 tree_name(args) in ("", "learned"):
             # the paper's schedule: structure learned and lr constant in the
             # first half, structure frozen and lr decaying in the second
-            self.learner = TreeLearner(model.tree, t, args.treeGradient, args.maxDepth,
+            # -depth -1 (auto): no depth limit, and a child of several labels
+            # holds at most 1/M of its parent's label occurrences, so label
+            # frequency shapes depth as in a Huffman tree while the statistics
+            # shape the grouping (docs/trees.md, issue 10)
+            auto = args.maxDepth == -1
+            self.learner = TreeLearner(model.tree, t, args.treeGradient, max(args.maxDepth, 0),
+                                       label_mass=counts, mass_slack=MASS_SLACK if auto else 0.0,
                                        flags=CLASSIFIER_FLAGS)
             self.lr_hold = 0.5
         self.start_time = None

@@ -22,7 +22,8 @@ class Loss:
     name: str
     kernel: int        # KERNEL_*
     tree: str          # the starting tree's builder name; "" = one output row per label
-    arity: int         # default arity of that tree (0: none, or all labels for "flat")
+    arity: int         # default arity of that tree (0: none, all labels for "flat",
+                       # or set from the label count for a learned tree)
     learned: bool      # the tree is rebuilt (AssignLabels) while training
     help: str
 
@@ -35,8 +36,9 @@ LOSSES = {loss.name: loss for loss in (
     Loss("softmax", KERNEL_TREE, "flat", 0, False, "flat softmax over all labels"),
     Loss("hs", KERNEL_TREE, "huffman", 2, False,
          "hierarchical softmax over a Huffman tree (fastText's hs; -arity M: M-ary)"),
-    Loss("tree", KERNEL_TREE, "huffman", 20, True,
-         "learned M-ary tree (Jernite et al. 2017), from the M-ary Huffman tree"),
+    Loss("tree", KERNEL_TREE, "huffman", 0, True,
+         "learned M-ary tree (Jernite et al. 2017), from the M-ary Huffman tree; "
+         "by default about sqrt(labels)-ary, frequent labels nearer the root"),
     Loss("ova", KERNEL_OVA, "", 0, False, "one-vs-all: an independent sigmoid per label"),
     Loss("ns", KERNEL_NS, "", 0, False, "negative sampling over labels (-neg)"),
 )}

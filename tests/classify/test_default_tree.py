@@ -1,0 +1,47 @@
+"""The default learned tree (issue 10): about sqrt(labels)-ary, no depth
+limit, a subtree holding at most about 1/arity of its parent's label
+occurrences, so frequent labels sit near the root as in a Huffman tree."""
+
+import numpy as np
+import pytest
+
+import treexc
+from treexc.classify.options import default_tree_arity
+
+
+@pytest.mark.parametrize("labels,depth,arity", [(6, 2, 3), (2972, 2, 55), (8737, 2, 94),
+                                                 (28699, 2, 170), (1000, 3, 10), (2, 2, 2),
+                                                 (50, 2 ** 31 - 1, 2)])
+def test_default_arity_is_the_least_that_holds_the_labels_in_depth_levels(labels, depth,
+                                                                          arity):
+    assert default_tree_arity(labels, depth) == arity
+    assert arity ** min(depth, 62) >= labels and (arity == 2 or (arity - 1) ** depth < labels)
+
+
+def zipf_corpus(path, n_labels=40, n_lines=3000, seed=0):
+    """Label i has about 1/(i+1) of the lines and its own three words."""
+    rng = np.random.default_rng(seed)
+    p = 1.0 / np.arange(1, n_labels + 1)
+    labels = rng.choice(n_labels, size=n_lines, p=p / p.sum())
+    lines = [f"__label__l{c} " + " ".join(f"w{c}_{j}" for j in rng.integers(0, 3, size=4))
+             for c in labels]
+    path.write_text("\n".join(lines) + "\n")
+    return str(path), np.bincount(labels, minlength=n_labels)
+
+
+def test_default_tree_puts_frequent_labels_higher(tmp_path):
+    train, _ = zipf_corpus(tmp_path / "train.txt")
+    flags = dict(loss="tree", dim=8, epoch=3, lr=0.5, thread=1, seed=1)
+    model = treexc.train_supervised(input=train, **flags)
+    two_levels = treexc.train_supervised(input=train, depth=2, **flags)
+    assert model.args.arity == two_levels.args.arity == 7  # 7^2 >= 40 labels
+    assert model.args.maxDepth == -1
+    counts = model.dictionary.label_counts
+    depths = model.tree.depths()
+    assert depths[np.argmax(counts)] == 1  # the most frequent label right under the root
+    # frequent labels higher: fewer decisions per example than in the
+    # two-level tree of the same arity, though some labels sit deeper
+    mean_depth = np.average(depths, weights=counts)
+    assert mean_depth < np.average(two_levels.tree.depths(), weights=counts)
+    assert mean_depth < depths.mean()
+    assert model.test(train)[1] > 0.9
