@@ -114,7 +114,7 @@ def make_initial_tree(args, label_counts, vectors=None):
     if entry.tree == "flat":
         return build_tree("flat", n_labels, n_labels, 1)
     name = tree_name(args)
-    if name in ("huffman", "random", "cluster"):
+    if name and name != "learned":  # a fixed tree by name (trees/builders.py)
         return build_tree(name, n_labels, args.arity, tree_depth(args, n_labels),
                           np.random.default_rng(args.seed), label_counts, vectors,
                           CLASSIFIER_FLAGS)

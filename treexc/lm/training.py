@@ -283,8 +283,8 @@ def make_tree(args, vocab, train, rng, reporter_factory=None, echo=None):
     args.arity = arity
     if args.tree in ("random", "learned"):
         return build_tree("random", V, arity, depth, rng)
-    if args.tree == "huffman":
-        return build_tree("huffman", V, arity, depth, counts=vocab.counts)
+    if args.tree != "cluster":  # huffman, or any builder that needs no vectors
+        return build_tree(args.tree, V, arity, depth, rng, counts=vocab.counts)
     # clustering tree: vectors from a short run with a random tree
     t0 = time.perf_counter()
     pre_args = replace(args, tree="random", treeUpdates=0, evalPerEpoch=1)
