@@ -134,7 +134,7 @@ def supervised_parts(args, n_words=0, n_labels=1):
         parts.append(("tree statistics", (threads + 1) * n_labels * (arity + 1) * f32,
                       "-arity/-thread/-treeUpdates"))
         parts.append(("tree rebuild", out_rows * dim * f32, "-dim/-arity"))
-    if getattr(args, "tree", "") == "cluster":  # the label vectors' run
+    if args.tree == "cluster":  # the label vectors' run
         parts.append(("clustering run", (n_words + args.bucket) * dim * f32, "-dim/-bucket"))
     # saving: the words' vectors for the .vec, computed whole
     parts.append(("word vectors", n_words * dim * f32, "-dim/-minCount"))

@@ -67,7 +67,7 @@ def train_supervised(args, reporter=None, initial_tree=None):
         for word, row in zip(words, vectors):
             w_in[dictionary.word_id(word)] = row
     vectors = None
-    if initial_tree is None and tree_name(args) == "cluster":
+    if initial_tree is None and args.tree == "cluster":
         vectors = label_vectors(args, dictionary, corpus, w_in, reporter)
     tree = initial_tree or make_initial_tree(args, dictionary.label_counts, vectors)
     rows = tree.n_internal * tree.arity if tree is not None else dictionary.nlabels
@@ -85,11 +85,6 @@ def init_input_matrix(rows, dim, seed):
     w *= 2.0 / dim
     w -= 1.0 / dim
     return w
-
-
-def tree_name(args):
-    """The tree the user asked for (``-tree``), "" for the loss's usual one."""
-    return getattr(args, "tree", "")  # the field is new: older Args lack it
 
 
 def tree_depth(args, n_labels):
@@ -113,7 +108,7 @@ def make_initial_tree(args, label_counts, vectors=None):
         return None
     if entry.tree == "flat":
         return build_tree("flat", n_labels, n_labels, 1)
-    name = tree_name(args)
+    name = args.tree
     if name and name != "learned":  # a fixed tree by name (trees/builders.py)
         return build_tree(name, n_labels, args.arity, tree_depth(args, n_labels),
                           np.random.default_rng(args.seed), label_counts, vectors,
@@ -175,7 +170,7 @@ class Session:
         self.learner = None
         self.lr_hold = 0.0
         if loss(args.loss).learned and args.treeUpdates > 0 and \
-                tree_name(args) in ("", "learned"):
+                args.tree in ("", "learned"):
             # the paper's schedule: structure learned and lr constant in the
             # first half, structure frozen and lr decaying in the second
             # -depth -1 (auto): no depth limit, and a child of several labels
