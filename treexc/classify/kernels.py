@@ -11,7 +11,8 @@ statistics are exact.
 
 Losses (``loss_kind``): KERNEL_TREE covers flat softmax (one node), fastText's
 binary ``hs``, M-ary Huffman and learned trees; KERNEL_OVA is one-vs-all;
-KERNEL_NS is negative sampling over labels.  Shapes: ``w_in`` (rows, dim),
+KERNEL_NS is negative sampling over labels; KERNEL_PLT a probabilistic label
+tree (``loss.plt``), trained on every label of a line.  Shapes: ``w_in`` (rows, dim),
 ``w_out`` (n_internal * M or K, dim), both float32.
 """
 
@@ -19,7 +20,8 @@ import numpy as np
 from numba import njit
 
 from ..loss.kernels import axpy, dot, safe_log, sigmoid
-from ..loss.registry import KERNEL_NS, KERNEL_OVA
+from ..loss.plt import plt_gradient
+from ..loss.registry import KERNEL_NS, KERNEL_OVA, KERNEL_PLT
 from ..loss.tree_softmax import path_gradient
 
 # ``control[0]``: 0 run, STOP stop (Ctrl-C, an error elsewhere), DIVERGED a
@@ -90,6 +92,11 @@ def train_thread(thread, feat_off, feats, label_off, labels, ntokens,
     grad = np.zeros(dim, dtype=np.float32)
     probs = np.zeros(max(children.shape[1], 2), dtype=np.float64)
     positive = np.zeros(n_labels, dtype=np.bool_)
+    # a PLT's positive nodes and their children's sigmoids (loss.plt)
+    n_nodes = children.shape[0] if loss_kind == KERNEL_PLT else 1
+    node_index = np.zeros(n_nodes, dtype=np.int64)
+    node_list = np.zeros(n_nodes, dtype=np.int64)
+    node_probs = np.zeros((n_nodes, children.shape[1]), dtype=np.float64)
     line = cursor[thread]
     local_tokens = 0
     done = 0
@@ -131,6 +138,12 @@ def train_thread(thread, feat_off, feats, label_off, labels, ntokens,
                     loss += binary_logistic(w_out, label, hidden, grad, positive[label], lr)
                 for k in range(l0, l1):
                     positive[labels[k]] = False
+            elif loss_kind == KERNEL_PLT:
+                # every label of the line, SGD in place (loss.plt)
+                loss = plt_gradient(w_out, children, path_off, path_node, path_slot, labels,
+                                    l0, l1, hidden, -lr, grad, w_out, positive, node_index,
+                                    node_list, node_probs, loss, collect, stats_p[thread],
+                                    stats_n[thread])
             else:
                 # one label of a multi-label line, uniformly at random (fastText)
                 target = labels[l0 + next_random(rng_state, thread) % (l1 - l0)]

@@ -196,7 +196,7 @@ class Model:
         stats_n = np.zeros(len(t.path_node))
         collect_statistics(corpus.feat_off, corpus.feats, corpus.label_off, corpus.labels,
                            self.w_in, self.w_out, t.children, t.path_off, t.path_node,
-                           stats_p, stats_n)
+                           stats_p, stats_n, self.loss_kind)
         return stats_p, stats_n
 
     # -- files ---------------------------------------------------------------

@@ -6,8 +6,9 @@ calls are safe."""
 import numpy as np
 from numba import njit
 
-from ..loss.registry import KERNEL_TREE
-from ..loss.topk import sigmoid_top_k, sort_heap, tree_top_k
+from ..loss.plt import plt_path_statistics
+from ..loss.registry import KERNEL_PLT, KERNEL_TREE
+from ..loss.topk import plt_top_k, sigmoid_top_k, sort_heap, tree_top_k
 from ..loss.tree_softmax import path_statistics
 
 
@@ -53,6 +54,10 @@ def predict_lines(feat_off, feats, w_in, w_out, loss_kind, children, n_labels, k
             size = tree_top_k(w_out, children, n_labels, hidden, k, log_threshold,
                               heap_score, heap_label, stack_node, stack_score, probs,
                               child_order)
+        elif loss_kind == KERNEL_PLT:
+            size = plt_top_k(w_out, children, n_labels, hidden, k, log_threshold,
+                             heap_score, heap_label, stack_node, stack_score, probs,
+                             child_order)
         else:
             size = sigmoid_top_k(w_out, hidden, k, log_threshold, heap_score, heap_label)
         sort_heap(heap_score, heap_label, size, out_score[line], out_label[line])
@@ -79,10 +84,11 @@ def label_centroids(feat_off, feats, label_off, labels, w_in, sums, counts):
 
 @njit(cache=True, nogil=True, fastmath=True)
 def collect_statistics(feat_off, feats, label_off, labels, w_in, w_out, children,
-                       path_off, path_node, stats_p, stats_n):
+                       path_off, path_node, stats_p, stats_n, loss_kind):
     """The classifier's training statistics measured on a data set without
     training: every label of every line (with features) adds its nodes'
-    child distributions at its path positions (``loss.tree_softmax``)."""
+    child distributions at its path positions (``loss.tree_softmax``; a
+    PLT's children's sigmoids, ``loss.plt``)."""
     dim = w_in.shape[1]
     hidden = np.zeros(dim, dtype=np.float32)
     probs = np.zeros(max(children.shape[1], 2))
@@ -92,6 +98,10 @@ def collect_statistics(feat_off, feats, label_off, labels, w_in, w_out, children
             continue
         hidden_vector(w_in, feats, f0, f1, hidden)
         for k in range(label_off[line], label_off[line + 1]):
-            path_statistics(w_out, children, path_off, path_node, labels[k], hidden, probs,
-                            stats_p, stats_n)
+            if loss_kind == KERNEL_PLT:
+                plt_path_statistics(w_out, children, path_off, path_node, labels[k], hidden,
+                                    probs, stats_p, stats_n)
+            else:
+                path_statistics(w_out, children, path_off, path_node, labels[k], hidden,
+                                probs, stats_p, stats_n)
 

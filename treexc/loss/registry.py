@@ -13,8 +13,9 @@ paying for the kernels.
 from dataclasses import dataclass
 
 # The kernels' branch for a loss (``loss_kind`` in ``classify/kernels.py`` and
-# ``classify/predict_kernels.py``): every tree-shaped loss shares one branch.
-KERNEL_TREE, KERNEL_OVA, KERNEL_NS = 0, 1, 2
+# ``classify/predict_kernels.py``): every tree-softmax loss shares one branch;
+# KERNEL_PLT is a probabilistic label tree (``loss/plt.py``: multi-label).
+KERNEL_TREE, KERNEL_OVA, KERNEL_NS, KERNEL_PLT = 0, 1, 2, 3
 
 
 @dataclass(frozen=True)
@@ -41,6 +42,11 @@ LOSSES = {loss.name: loss for loss in (
          "by default about sqrt(labels)-ary, frequent labels nearer the root"),
     Loss("ova", KERNEL_OVA, "", 0, False, "one-vs-all: an independent sigmoid per label"),
     Loss("ns", KERNEL_NS, "", 0, False, "negative sampling over labels (-neg)"),
+    Loss("plt", KERNEL_PLT, "huffman", 0, True,
+         "probabilistic label tree for multi-label data (a sigmoid per node, every label "
+         "of a line trained; predict-prob gives each label's own probability): learned "
+         "M-ary tree from the M-ary Huffman tree as for -loss tree, or -tree "
+         "huffman|random|cluster fixed; arity as -loss tree"),
 )}
 
 # Accepted spellings that are not names of their own.

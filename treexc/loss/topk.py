@@ -6,7 +6,9 @@ slots on its path, which only decreases going down, so a subtree whose score
 is below the k-th best leaf found so far (or below ``log(threshold)``) is
 skipped.  Children are visited in descending probability so good leaves are
 found early.  Empty slots are never scored or returned.  The result is the
-same as scoring every label and sorting.
+same as scoring every label and sorting.  Probabilistic label trees
+(``loss.plt``) are searched the same way, their node scores being sums of
+log-sigmoids (marginal label probabilities, which do not sum to 1).
 
 One-vs-all and negative-sampling models score each label independently with
 a sigmoid, as fastText does.
@@ -16,6 +18,7 @@ import numpy as np
 from numba import njit
 
 from .kernels import dot, node_probabilities, sigmoid
+from .plt import node_sigmoids
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -61,6 +64,27 @@ def heap_push(heap_score, heap_label, size, k, score, label):
 def tree_top_k(w_out, children, n_labels, hidden, k, log_threshold, heap_score,
                heap_label, stack_node, stack_score, probs, child_order):
     """Exact top-k leaves of the tree for ``hidden``; returns the heap size."""
+    return search_top_k(w_out, children, n_labels, hidden, k, log_threshold, heap_score,
+                        heap_label, stack_node, stack_score, probs, child_order, False)
+
+
+@njit(cache=True, nogil=True, fastmath=True)
+def plt_top_k(w_out, children, n_labels, hidden, k, log_threshold, heap_score,
+              heap_label, stack_node, stack_score, probs, child_order):
+    """Exact top-k labels of a probabilistic label tree (``loss.plt``) by
+    marginal probability; returns the heap size.  The same search: a node's
+    score is the sum of the log-sigmoids on its path, which only decreases
+    going down (each factor is at most 1)."""
+    return search_top_k(w_out, children, n_labels, hidden, k, log_threshold, heap_score,
+                        heap_label, stack_node, stack_score, probs, child_order, True)
+
+
+@njit(cache=True, nogil=True, fastmath=True, inline="always")
+def search_top_k(w_out, children, n_labels, hidden, k, log_threshold, heap_score,
+                 heap_label, stack_node, stack_score, probs, child_order, independent):
+    """The branch and bound of the module docstring.  ``independent``: a
+    node's children are independent sigmoids (a PLT), else its child
+    distribution (the tree softmax)."""
     arity = children.shape[1]
     size = 0
     top = 1
@@ -72,7 +96,10 @@ def tree_top_k(w_out, children, n_labels, hidden, k, log_threshold, heap_score,
         score = stack_score[top]
         if score < log_threshold or (size == k and score <= heap_score[0]):
             continue
-        node_probabilities(w_out, children, n, hidden, probs)
+        if independent:
+            node_sigmoids(w_out, children, n, hidden, probs)
+        else:
+            node_probabilities(w_out, children, n, hidden, probs)
         n_inner = 0
         for j in range(arity):
             c = children[n, j]
