@@ -16,7 +16,9 @@ Policy for statistics (documented in docs/trees.md):
   resetting everything at each rebuild left most of the language model's
   words without statistics and made its tree churn: docs/lm.md).
 * A multi-label line contributes to the statistics of the one label drawn
-  for its gradient step (the same label fastText trains on).
+  for its gradient step (the same label fastText trains on).  A probabilistic
+  label tree (``loss.plt``) trains every label of a line, and every label
+  adds its statistics (its nodes' children's sigmoids).
 
 A new internal node that sits where an old internal node was inherits its
 output weights; a node that did not exist before starts from zero weights,
