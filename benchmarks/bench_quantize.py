@@ -109,13 +109,15 @@ class QuantizeBench(Bench):
         s.rows = [
             ["unquantised: P@1", p1(tx["p1"]), p1(ft["p1"]), ""],
             ["unquantised: .bin MiB", mib(tx["size"]), mib(ft["size"]), ""],
+            # retraining may raise P@1 (more epochs): only a loss counts
             ["quantised: P@1", p1(tx["q_p1"]), p1(ft["q_p1"]),
-             self.checked(f"within 0.01 of unquantised: "
-                          f"{verdict(abs(tx['q_p1'] - tx['p1']) <= 0.01)} "
-                          f"({tx['q_p1'] - tx['p1']:+.3f})")],
+             self.checked(f"at most 0.01 below unquantised: "
+                          f"{verdict(tx['q_p1'] >= tx['p1'] - 0.01)} "
+                          f"({tx['q_p1'] - tx['p1']:+.3f}; fastText "
+                          f"{ft['q_p1'] - ft['p1']:+.3f})")],
             ["quantised: .ftz MiB", mib(tx["q_size"]), mib(ft["q_size"]),
              self.checked(f"<= 1/10 of unquantised: {verdict(shrink >= 10)} "
-                          f"(1/{shrink:.0f})")],
+                          f"(1/{shrink:.1f}; fastText 1/{ft['size'] / ft['q_size']:.1f})")],
             ["quantize wall s", secs(tx["q_s"]), secs(ft["q_s"]), "lower is better"],
             ["quantize peak memory MiB", f"{tx['q_maxrss']:.0f}", f"{ft['q_maxrss']:.0f}",
              "fastText: the process that loads, quantizes, saves, tests"],
