@@ -8,6 +8,9 @@ measured apart from treexc's.  It prints one JSON object on stdout.
         test_s, n, p1: of model.test(FILE)
     fasttext_run.py test MODEL FILE
         load_s: time of fasttext.load_model; test_s, n, p1: of model.test(FILE)
+    fasttext_run.py quantize MODEL FLAGS_JSON FILE --save PATH
+        quantize_s: time of model.quantize(**FLAGS) on the loaded MODEL; save_s:
+        of save_model(PATH); test_s, n, p1: of model.test(FILE)
 
 model.test() is used for prediction timing because fasttext-wheel's
 predict() does not work with numpy 2.
@@ -35,6 +38,9 @@ def main():
     test = sub.add_parser("test")
     test.add_argument("model")
     test.add_argument("file")
+    quantize = sub.add_parser("quantize")
+    for name in ("model", "flags", "file", "--save"):   # flags: quantize's, as JSON
+        quantize.add_argument(name)
     a = parser.parse_args()
 
     out = {}
@@ -44,6 +50,11 @@ def main():
         if a.save:
             _, out["save_s"] = timed(model.save_model, a.save)
         test_file = a.test
+    elif a.mode == "quantize":
+        model = fasttext.load_model(a.model)
+        _, out["quantize_s"] = timed(model.quantize, **json.loads(a.flags))
+        _, out["save_s"] = timed(model.save_model, a.save)
+        test_file = a.file
     else:
         model, out["load_s"] = timed(fasttext.load_model, a.model)
         test_file = a.file

@@ -59,7 +59,7 @@ def help_text(field):
     """The line of ``-h``: the help and the default (none for a required
     option or an empty text)."""
     default = field.default
-    shown = field.metadata.get("required") or default == ""
+    shown = field.metadata.get("required") or default == "" or default is None
     return field.metadata["help"] + ("" if shown else f" [{default}]")
 
 

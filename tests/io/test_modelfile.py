@@ -161,7 +161,7 @@ def test_text_file_as_model(tmp_path):
 
 def test_newer_format_version(model_bytes, tmp_path):
     path = tmp_path / "newer.bin"
-    version = modelfile.FORMAT_VERSION + 1
+    version = modelfile.NEWEST_VERSION + 1
     path.write_bytes(model_bytes[:8] + struct.pack("<I", version) + model_bytes[12:])
     message = load_error(path)
     assert "newer" in message and f"version {version}" in message

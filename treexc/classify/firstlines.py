@@ -195,6 +195,8 @@ class FirstLines:
         tell what the kernels would answer (see the module docstring)."""
         if loss(self.args.loss).kernel not in MIRRORED_KERNELS:
             return None  # a loss added since: its own kernel branch answers
+        if self.w_in is None:
+            return None  # a quantised model (treexc quantize): the kernels decode it
         k = self.nlabels if k == -1 else min(k, self.nlabels)
         lines = piece.split(b"\n")
         last = lines.pop()

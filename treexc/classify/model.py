@@ -14,23 +14,31 @@ from ..io.textio import read_text, to_bytes
 from ..loss.registry import loss
 from ..options import option_values
 from ..text.dictionary import Dictionary, check_duplicates
+from ..text.pruned import PrunedDictionary
 from ..text.subwords import word_vectors as subword_vectors
 from ..trees.tree import Tree
 from .meter import Meter
 from .options import default_threads
 from .predict_kernels import collect_statistics, predict_lines
-from .stored import MODEL_KIND, read_classifier
+from .quantize import quantize_model
+from .quantize_options import QuantizeArgs
+from .quantized import QuantizedMatrix
+from .stored import MODEL_KIND, QUANTIZED_VERSION, read_classifier
 
 PARALLEL_LINES = 512  # lines per prediction thread, at least
 
 
 class Model:
-    def __init__(self, args, dictionary, tree, w_in, w_out):
+    def __init__(self, args, dictionary, tree, w_in, w_out, w_out_quantized=None,
+                 quantization=None):
         self.args = args
         self.dictionary = dictionary
         self.tree = tree
+        # a float32 matrix, or a QuantizedMatrix in a quantised model
         self.w_in = w_in
-        self.w_out = w_out
+        self.w_out = w_out  # float32 (decoded, when quantised with -qout)
+        self.w_out_quantized = w_out_quantized  # its codes, kept for save_model
+        self.quantization = quantization  # what quantize did (the file's header)
 
     # -- shape ---------------------------------------------------------------
     @property
@@ -56,6 +64,30 @@ class Model:
     def get_labels(self):
         return self.dictionary.labels()
 
+    # -- quantisation --------------------------------------------------------
+    def is_quantized(self):
+        return isinstance(self.w_in, QuantizedMatrix)
+
+    def quantize(self, input=None, qout=False, cutoff=0, retrain=False, epoch=None,
+                 lr=None, thread=None, verbose=None, dsub=2, qnorm=False, reporter=None):
+        """fastText's ``quantize``, in place (``classify/quantize.py``):
+        prune to the ``cutoff`` input rows of largest norm (``retrain``:
+        then train them again on ``input``), product-quantise the input
+        matrix (``dsub`` columns per code byte, ``qnorm``: norms apart) and
+        with ``qout`` the output matrix.  The tree is unchanged."""
+        q = QuantizeArgs("", input or "", bool(qout), cutoff, bool(retrain), epoch, lr,
+                         thread, verbose, dsub, bool(qnorm))
+        (self.dictionary, self.w_in, self.w_out, self.w_out_quantized,
+         self.quantization) = quantize_model(self, q, reporter)
+
+    def input_rows(self, feats):
+        """``(matrix, feats)`` for the kernels: the input matrix and
+        ``feats`` as they are, or for a quantised model the decoded rows
+        ``feats`` uses and ``feats`` renumbered into them."""
+        if self.is_quantized():
+            return self.w_in.gather(feats)
+        return self.w_in, feats
+
     # -- prediction ----------------------------------------------------------
     def encode_text(self, data):
         return self.dictionary.encode(data)
@@ -71,9 +103,10 @@ class Model:
         out_label = np.zeros((n, k), dtype=np.int64)
         out_score = np.zeros((n, k), dtype=np.float64)
         out_count = np.zeros(n, dtype=np.int64)
+        w_in, feats = self.input_rows(corpus.feats)
 
         def run(a, b):  # lines a..b-1; the kernel releases the GIL
-            predict_lines(corpus.feat_off[a:b + 1], corpus.feats, self.w_in, self.w_out,
+            predict_lines(corpus.feat_off[a:b + 1], feats, w_in, self.w_out,
                           self.loss_kind, self.children, self.nlabels, k, float(threshold),
                           out_label[a:b], out_score[a:b], out_count[a:b])
 
@@ -150,17 +183,29 @@ class Model:
         the ``.vec`` file)."""
         d = self.dictionary
         n = d.nwords
+        if self.is_quantized():
+            self._check_word_vectors()
+            return self.w_in.rows(np.arange(n))
         if self.args.maxn == 0:  # each word's own row
             return np.array(self.w_in[:n], dtype=np.float32)
         return self._word_vectors(d.pool, d.entry_off[:n], d.entry_len[:n],
                                   np.arange(n, dtype=np.int64))
 
     def _word_vectors(self, buf, word_off, word_len, word_ids):
-        # imported here: each kernel module costs prediction's start-up
         out = np.zeros((len(word_off), self.args.dim), dtype=np.float32)
+        if self.is_quantized():  # without -maxn: each word's own row
+            self._check_word_vectors()
+            known = word_ids >= 0
+            out[known] = self.w_in.rows(word_ids[known])
+            return out
         subword_vectors(buf, word_off, word_len, word_ids, self.w_in, self.dictionary.nwords,
                         self.args.minn, self.args.maxn, self.args.bucket, out)
         return out
+
+    def _check_word_vectors(self):
+        if self.args.maxn > 0:
+            raise TreexcError("word vectors of a quantised model with character n-grams "
+                              "(-maxn) are not available: use the model before quantize")
 
     def get_sentence_vector(self, text):
         """The hidden vector of a line, as used for classification: the mean
@@ -178,7 +223,8 @@ class Model:
         rows = corpus.feats[corpus.feat_off[0]:corpus.feat_off[1]]
         if len(rows) == 0:
             return np.zeros(self.args.dim, dtype=np.float32)
-        return self.w_in[rows].mean(axis=0, dtype=np.float32)
+        w_in, rows = self.input_rows(rows)
+        return w_in[rows].mean(axis=0, dtype=np.float32)
 
     # -- tree (for dump-tree) -------------------------------------------------
     def tree_label_names(self):
@@ -194,8 +240,9 @@ class Model:
         t = self.tree
         stats_p = np.zeros((len(t.path_node), t.arity))
         stats_n = np.zeros(len(t.path_node))
-        collect_statistics(corpus.feat_off, corpus.feats, corpus.label_off, corpus.labels,
-                           self.w_in, self.w_out, t.children, t.path_off, t.path_node,
+        w_in, feats = self.input_rows(corpus.feats)
+        collect_statistics(corpus.feat_off, feats, corpus.label_off, corpus.labels,
+                           w_in, self.w_out, t.children, t.path_off, t.path_node,
                            stats_p, stats_n, self.loss_kind)
         return stats_p, stats_n
 
@@ -205,14 +252,27 @@ class Model:
         arrays = {
             "pool": d.pool, "entry_off": d.entry_off, "entry_len": d.entry_len,
             "counts": d.counts, "children": self.children,
-            "w_in": np.asarray(self.w_in), "w_out": np.asarray(self.w_out),
         }
         # paths and verbosity say nothing about the model (and would make two
         # identical trainings differ)
         header = {"kind": MODEL_KIND, "args": option_values(self.args, saved_only=True),
                   "nwords": d.nwords,
                   "has_tree": self.tree is not None}
-        modelfile.save(path, header, arrays)
+        if not self.is_quantized():
+            arrays.update(w_in=np.asarray(self.w_in), w_out=np.asarray(self.w_out))
+            modelfile.save(path, header, arrays)
+            return
+        # a format version of its own: an older treexc refuses it as newer
+        header["quantization"] = dict(self.quantization,
+                                      pruned=isinstance(d, PrunedDictionary))
+        if header["quantization"]["pruned"]:
+            arrays["kept_buckets"] = d.kept_buckets
+        arrays.update(self.w_in.arrays("in"))
+        if self.w_out_quantized is not None:
+            arrays.update(self.w_out_quantized.arrays("out"))
+        else:
+            arrays["w_out"] = np.asarray(self.w_out)
+        modelfile.save(path, header, arrays, version=QUANTIZED_VERSION)
 
 
 def load_model(path, loaded=None):
@@ -221,10 +281,20 @@ def load_model(path, loaded=None):
     when the file has been read already (``classify/firstlines.py``)."""
     s = read_classifier(path, _vocabulary_table, Tree, loaded)
     a = s.args
-    dictionary = Dictionary(s.pool, s.entry_off, s.entry_len, s.counts, s.nwords, a.label,
-                            a.wordNgrams, a.bucket, a.minn, a.maxn)
+    parts = (s.pool, s.entry_off, s.entry_len, s.counts, s.nwords, a.label, a.wordNgrams,
+             a.bucket, a.minn, a.maxn)
+    q = s.quantized
+    if q is None or q.kept_buckets is None:
+        dictionary = Dictionary(*parts)
+    else:  # quantised with -cutoff
+        dictionary = PrunedDictionary(*parts, q.kept_buckets)
     dictionary._table = s.vocabulary  # the table built while checking
-    return Model(a, dictionary, s.tree, s.w_in, s.w_out)
+    if q is None:
+        return Model(a, dictionary, s.tree, s.w_in, s.w_out)
+    w_in = QuantizedMatrix(*q.w_in)
+    w_out_q = QuantizedMatrix(*q.w_out) if q.w_out is not None else None
+    w_out = w_out_q.dense() if w_out_q is not None else s.w_out
+    return Model(a, dictionary, s.tree, w_in, w_out, w_out_q, q.description)
 
 
 def _vocabulary_table(pool, entry_off, entry_len):

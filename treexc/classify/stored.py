@@ -20,6 +20,17 @@ from ..options import shape_names
 from .options import Args, validate
 
 MODEL_KIND = "supervised"
+QUANTIZED_VERSION = modelfile.QUANTIZED_VERSION
+KSUB = 256  # centroids per sub-quantiser (classify.quantize_kernels.KSUB)
+
+
+@dataclass
+class StoredQuantization:
+    """The arrays of a quantised model (``treexc quantize``), checked."""
+    w_in: tuple          # QuantizedMatrix's fields: codes, centroids, dsub, norms
+    w_out: tuple         # the same for -qout, else None
+    kept_buckets: object  # int64 sorted bucket numbers with -cutoff, else None
+    description: dict    # the header's "quantization"
 
 
 @dataclass
@@ -32,9 +43,10 @@ class StoredClassifier:
     counts: np.ndarray
     vocabulary: object  # what ``check_vocabulary`` returned
     tree: object        # what ``check_tree`` returned; None without a tree
-    w_in: np.ndarray
-    w_out: np.ndarray
+    w_in: np.ndarray    # None in a quantised model
+    w_out: np.ndarray   # None in a quantised model with -qout
     loaded: tuple       # ``modelfile.load``'s (header, arrays)
+    quantized: StoredQuantization = None
 
 
 def read_classifier(path, check_vocabulary, check_tree, loaded=None):
@@ -44,7 +56,7 @@ def read_classifier(path, check_vocabulary, check_tree, loaded=None):
     ``TreexcError`` on a bad file; ``loaded`` is ``modelfile.load``'s answer
     when the file has been read already."""
     header, a = loaded if loaded is not None else modelfile.load(
-        path, mapped=("w_in", "w_out"))
+        path, mapped=("w_in", "w_out", "in_codes", "out_codes"))
     kind = header.get("kind")
     if kind != MODEL_KIND:
         kind = modelfile.describe(kind).strip("'")
@@ -78,15 +90,22 @@ def read_classifier(path, check_vocabulary, check_tree, loaded=None):
             modelfile.check_tree(children, n_labels)
             tree = check_tree(children, n_labels)
             out_rows = children.size
-        w_in = modelfile.array(a, "w_in", "<f4", 2)
-        w_out = modelfile.array(a, "w_out", "<f4", 2)
-        if (w_in.shape[1] != args.dim or w_out.shape != (out_rows, args.dim)
-                or w_in.shape[0] != nwords + args.bucket
-                or w_in.shape[0] >= 2 ** 31  # feature ids are int32
-                or has_tree != loss(args.loss).has_tree):
+        if has_tree != loss(args.loss).has_tree:
             raise TreexcError("matrix shapes do not match")
-        modelfile.check_weights("w_in", w_in)
-        modelfile.check_weights("w_out", w_out)
+        quantized = w_in = w_out = None
+        if "quantization" in header:
+            quantized = _read_quantized(header["quantization"], a, args, nwords, out_rows)
+        else:
+            w_in = modelfile.array(a, "w_in", "<f4", 2)
+            if (w_in.shape != (nwords + args.bucket, args.dim)
+                    or w_in.shape[0] >= 2 ** 31):  # feature ids are int32
+                raise TreexcError("matrix shapes do not match")
+            modelfile.check_weights("w_in", w_in)
+        if quantized is None or quantized.w_out is None:
+            w_out = modelfile.array(a, "w_out", "<f4", 2)
+            if w_out.shape != (out_rows, args.dim):
+                raise TreexcError("matrix shapes do not match")
+            modelfile.check_weights("w_out", w_out)
     except KeyError as e:
         raise TreexcError(f"{path}: corrupt model (missing {e})") from None
     except (TypeError, AttributeError):
@@ -94,4 +113,52 @@ def read_classifier(path, check_vocabulary, check_tree, loaded=None):
     except (ValueError, TreexcError) as e:  # a bad option, array or tree: name the file
         raise TreexcError(f"{path}: corrupt model ({e})") from None
     return StoredClassifier(args, nwords, pool, entry_off, entry_len, counts, vocabulary, tree,
-                            w_in, w_out, (header, a))
+                            w_in, w_out, (header, a), quantized)
+
+
+def _read_quantized(description, a, args, nwords, out_rows):
+    """The checked arrays of a quantised model (``ValueError`` if bad)."""
+    if not isinstance(description, dict):
+        raise TypeError("quantization")
+    dsub, pruned, qnorm = (description.get(k) for k in ("dsub", "pruned", "qnorm"))
+    if not (type(dsub) is int and 1 <= dsub <= args.dim and type(pruned) is bool
+            and type(qnorm) is bool and type(description.get("qout")) is bool):
+        raise ValueError("quantization settings")
+    rows = nwords + args.bucket
+    kept = None
+    if pruned:
+        kept = modelfile.array(a, "kept_buckets", "<i8", 1)
+        # sorted and distinct, inside -bucket: the renumbering's binary search
+        if len(kept) and (kept[0] < 0 or kept[-1] >= args.bucket
+                          or (np.diff(kept) <= 0).any()):
+            raise ValueError("kept buckets not sorted within -bucket")
+        rows = nwords + len(kept)
+    if rows >= 2 ** 31:  # feature ids are int32
+        raise ValueError(f"{rows} input rows")
+    w_in = _quantized_matrix(a, "in", rows, args.dim, dsub, qnorm)
+    w_out = None
+    if description["qout"]:
+        w_out = _quantized_matrix(a, "out", out_rows, args.dim, min(2, args.dim), qnorm)
+    return StoredQuantization(w_in, w_out, kept, description)
+
+
+def _quantized_matrix(a, prefix, rows, dim, dsub, qnorm):
+    """A product-quantised matrix's arrays, checked: codes are bytes and
+    there are 256 centroids, so no code reads outside them."""
+    codes = modelfile.array(a, f"{prefix}_codes", "u1", 2)
+    centroids = modelfile.array(a, f"{prefix}_centroids", "<f4", 2)
+    if codes.shape != (rows, -(-dim // dsub)) or centroids.shape != (KSUB, dim):
+        raise ValueError(f"quantised matrix '{prefix}' of shape {codes.shape}")
+    modelfile.check_weights(f"{prefix}_centroids", centroids)
+    norm_codes = norm_centroids = None
+    bound = float(np.abs(centroids).max())
+    if qnorm:
+        norm_codes = modelfile.array(a, f"{prefix}_norm_codes", "u1", 1)
+        norm_centroids = modelfile.array(a, f"{prefix}_norm_centroids", "<f4", 1)
+        if len(norm_codes) != rows or len(norm_centroids) != KSUB:
+            raise ValueError(f"quantised norms of '{prefix}'")
+        modelfile.check_weights(f"{prefix}_norm_centroids", norm_centroids)
+        bound *= float(np.abs(norm_centroids).max())
+    if bound > modelfile.MAX_WEIGHT:  # a decoded weight, as check_weights
+        raise ValueError(f"weights '{prefix}' above {modelfile.MAX_WEIGHT:g}")
+    return codes, centroids, dsub, norm_codes, norm_centroids

@@ -7,6 +7,7 @@ import sys
 import click
 
 from ..classify.options import Args, make_args
+from ..classify.quantize_options import QuantizeArgs
 from ..options import option_values
 from .common import (
     FastTextCommand,
@@ -268,6 +269,8 @@ def dump(model_path, what):
                   f"{'word' if i < d.nwords else 'label'}\n")
     else:
         matrix = model.w_in if what == "input" else model.w_out
+        if hasattr(matrix, "dense"):  # quantised (treexc quantize): its decoded rows
+            matrix = matrix.dense()
         write(f"{matrix.shape[0]} {matrix.shape[1]}\n")
         for row in matrix:
             # fastText prints matrices with C++'s default precision, 6 digits
@@ -276,5 +279,35 @@ def dump(model_path, what):
 
 
 
+@click.command(cls=FastTextCommand, context_settings={"show_default": False})
+@option_flags(QuantizeArgs)
+def quantize(**flags):
+    """Compress a classifier (fastText's quantize): OUTPUT.bin is read,
+    OUTPUT.ftz written.
+
+    \b
+    treexc quantize -output model -input train.txt -cutoff 100000 -retrain -qnorm
+    treexc quantize -output model -qout -dsub 4
+    """
+    # imported here, not above: only a running command loads numpy and Numba
+    from ..io.publish import OutputSet, interrupt_on_signals
+    from ..options import options_from_flags
+    from ..runtime import reporter_factory
+
+    q = options_from_flags(QuantizeArgs, flags)
+    bin_path, ftz_path = q.output + ".bin", q.output + ".ftz"
+    check_output_writable(q.output, [ftz_path])
+    model = load_classifier(bin_path)
+    verbose = model.args.verbose if q.verbose is None else q.verbose
+    outputs = OutputSet([ftz_path])
+    with interrupt_on_signals(), outputs:
+        outputs.remove_stale()
+        model.quantize(q.input, q.qout, q.cutoff, q.retrain, q.epoch, q.lr, q.thread,
+                       verbose, q.dsub, q.qnorm, reporter_factory(verbose, sys.stderr)())
+        outputs.write(ftz_path, model.save_model)
+        outputs.publish()
+
+
+
 COMMANDS = (supervised, predict, predict_prob, test, test_label, print_word_vectors,
-            print_sentence_vectors, dump)
+            print_sentence_vectors, dump, quantize)

@@ -3,7 +3,8 @@
 Layout (little-endian)::
 
     b"TREEXC\\x00M"           8 bytes, magic
-    uint32 version            FORMAT_VERSION (2; version 1 is still read)
+    uint32 version            FORMAT_VERSION (2; version 1 is still read), or
+                              QUANTIZED_VERSION (3) for a quantised classifier
     uint32 header_crc         CRC-32 of the header bytes (version 1: 0, unused)
     uint64 header_length
     header                    JSON (UTF-8): metadata + array directory; each
@@ -46,6 +47,11 @@ from ..errors import TreexcError, os_error_message
 MAGIC = b"TREEXC\x00M"
 END_MAGIC = b"TREEXEND"
 FORMAT_VERSION = 2
+# Quantised classifiers (``treexc quantize``) hold other arrays than a
+# version-2 reader expects: their own version, so an older treexc refuses
+# them as newer instead of calling them corrupt.  Other models stay version 2.
+QUANTIZED_VERSION = 3
+NEWEST_VERSION = QUANTIZED_VERSION
 FASTTEXT_MAGIC = struct.pack("<i", 793712314)
 _PREAMBLE = struct.Struct("<8sIIQ")
 _ALIGN = 64
@@ -116,8 +122,9 @@ def crc32(arr, crc=0):
     return crc
 
 
-def save(path, header, arrays):
-    """Write ``header`` (JSON-able dict) and ``arrays`` (name -> ndarray)."""
+def save(path, header, arrays, version=FORMAT_VERSION):
+    """Write ``header`` (JSON-able dict) and ``arrays`` (name -> ndarray) in
+    format ``version`` (the layout is the same in versions 2 and 3)."""
     arrays = {name: np.ascontiguousarray(arr) for name, arr in arrays.items()}
     crcs = {name: crc32(arr) for name, arr in arrays.items()}
     # the header's length depends on the offsets it lists: lay out until the
@@ -137,7 +144,7 @@ def save(path, header, arrays):
         data_start = _aligned(_PREAMBLE.size + len(header_bytes) + 1024)
 
     def write(f):
-        f.write(_PREAMBLE.pack(MAGIC, FORMAT_VERSION, zlib.crc32(header_bytes),
+        f.write(_PREAMBLE.pack(MAGIC, version, zlib.crc32(header_bytes),
                                len(header_bytes)))
         f.write(header_bytes)
         for entry, arr in zip(directory, arrays.values()):
@@ -157,9 +164,9 @@ class _Layout:
         if len(preamble) < _PREAMBLE.size or preamble[:8] != MAGIC:
             raise TreexcError(f"{path}: {_what_is_it(preamble)}")
         _, self.version, header_crc, header_length = _PREAMBLE.unpack(preamble)
-        if self.version > FORMAT_VERSION:
+        if self.version > NEWEST_VERSION:
             raise TreexcError(f"{path}: model format version {self.version} is newer than "
-                              f"this treexc reads ({FORMAT_VERSION}); upgrade treexc")
+                              f"this treexc reads ({NEWEST_VERSION}); upgrade treexc")
         # version 1 left the checksum field 0: a damaged version number
         # must not turn the checksums off
         if self.version < 1 or (self.version == 1 and header_crc != 0):
