@@ -18,7 +18,7 @@ import os
 import resource
 
 from .errors import TreexcError
-from .loss.registry import LOSSES, loss
+from .loss.registry import LOSSES, learns_tree, loss
 from .trees.capacity import balanced_internal_nodes, min_internal_nodes
 
 
@@ -127,7 +127,7 @@ def supervised_parts(args, n_words=0, n_labels=1):
     # the label flags of ova
     parts.append(("per-thread buffers", threads * (2 * dim * f32 + max(arity, 2) * 8 + n_labels),
                   "-thread/-arity"))
-    if entry.learned and args.treeUpdates > 0:
+    if learns_tree(args.loss, args.tree) and args.treeUpdates > 0:
         # AssignLabels' statistics: per thread and the rebuild's carried copy,
         # per path position (at least one per label), one float32 per child
         # slot; a rebuild makes a new output matrix before dropping the old one

@@ -200,6 +200,17 @@ def test_plt_learns_every_label_of_a_line(tmp_path, tree):
     assert set(labels[:2]) == {"__label__a1", "__label__a2"}
 
 
+def test_plt_keeps_its_huffman_tree_unless_asked_to_learn_it(tmp_path):
+    train = multi_label_file(tmp_path / "train.txt")
+    default = treexc.train_supervised(input=train, **FLAGS)
+    counts = default.dictionary.label_counts
+    huffman = huffman_tree(counts, default.tree.arity)
+    assert np.array_equal(default.tree.children, huffman.children)
+    learned = treexc.train_supervised(input=train, **dict(FLAGS, tree="learned"))
+    assert learned.args.tree == "learned"
+    assert not np.array_equal(learned.tree.children, huffman.children)
+
+
 def test_plt_save_load_reproducible_and_hogwild(tmp_path):
     train = multi_label_file(tmp_path / "train.txt")
     test = multi_label_file(tmp_path / "test.txt", n=200, seed=1)

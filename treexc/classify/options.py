@@ -40,7 +40,7 @@ def usual_tree(loss_name):
     """The -tree a loss means when none is given: ``learned`` for a tree
     rebuilt while training, else its starting tree's name."""
     entry = loss(loss_name)
-    return "learned" if entry.learned else entry.tree
+    return "learned" if entry.learned and entry.learned_by_default else entry.tree
 
 
 def takes_tree(loss_name):
@@ -180,7 +180,7 @@ def validate(args):
     check_fields(args)
     if args.tree and not takes_tree(args.loss):
         bad("tree", args.tree, f"-loss {args.loss} has no tree (use -loss hs or tree)")
-    if args.tree == "learned":  # -loss tree's own is stored as ""
+    if args.tree == "learned" and not loss(args.loss).learned:  # -loss tree's own is ""
         bad("tree", args.tree, f"-loss {args.loss} keeps its tree fixed (use -loss tree)")
     if args.maxn and args.minn > args.maxn:
         bad("minn", args.minn, f"must be <= -maxn ({args.maxn})")

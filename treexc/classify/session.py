@@ -16,7 +16,7 @@ import numpy as np
 
 from ..errors import TreexcError
 from ..io.textio import display_name
-from ..loss.registry import loss
+from ..loss.registry import learns_tree
 from ..runtime import Progress, diverged_message, run_workers
 from ..trees.capacity import CLASSIFIER_FLAGS
 from ..trees.learner import TreeLearner
@@ -56,8 +56,7 @@ class Session:
         self.neg_cdf = np.cumsum(np.sqrt(counts))
         self.learner = None
         self.lr_hold = 0.0
-        if loss(args.loss).learned and args.treeUpdates > 0 and \
-                args.tree in ("", "learned"):
+        if learns_tree(args.loss, args.tree) and args.treeUpdates > 0:
             # the paper's schedule: structure learned and lr constant in the
             # first half, structure frozen and lr decaying in the second
             # -depth -1 (auto): no depth limit, and a child of several labels

@@ -25,8 +25,11 @@ class Loss:
     tree: str          # the starting tree's builder name; "" = one output row per label
     arity: int         # default arity of that tree (0: none, all labels for "flat",
                        # or set from the label count for a learned tree)
-    learned: bool      # the tree is rebuilt (AssignLabels) while training
+    learned: bool      # the tree can be rebuilt (AssignLabels) while training
     help: str
+    # learned without -tree (else only with -tree learned): false where the
+    # learned tree has not yet beaten the fixed one it starts from
+    learned_by_default: bool = True
 
     @property
     def has_tree(self):
@@ -42,11 +45,13 @@ LOSSES = {loss.name: loss for loss in (
          "by default about sqrt(labels)-ary, frequent labels nearer the root"),
     Loss("ova", KERNEL_OVA, "", 0, False, "one-vs-all: an independent sigmoid per label"),
     Loss("ns", KERNEL_NS, "", 0, False, "negative sampling over labels (-neg)"),
+    # fixed Huffman tree by default: the learned PLT measured below it
+    # (docs/benchmarks-multilabel.md; cooking valid 0.612-0.613 vs 0.619-0.621)
     Loss("plt", KERNEL_PLT, "huffman", 0, True,
          "probabilistic label tree for multi-label data (a sigmoid per node, every label "
-         "of a line trained; predict-prob gives each label's own probability): learned "
-         "M-ary tree from the M-ary Huffman tree as for -loss tree, or -tree "
-         "huffman|random|cluster fixed; arity as -loss tree"),
+         "of a line trained; predict-prob gives each label's own probability): the M-ary "
+         "Huffman tree, or -tree learned|random|cluster; arity as -loss tree",
+         learned_by_default=False),
 )}
 
 # Accepted spellings that are not names of their own.
@@ -55,6 +60,15 @@ ALIASES = {"one-vs-all": "ova"}
 # ``-loss auto`` picks among the entries above by the number of labels
 # (``classify/options.Args.resolve_auto_loss``).
 AUTO = "auto"
+
+
+def learns_tree(loss_name, tree_flag):
+    """Whether training rebuilds the tree: a loss that can learn it, asked
+    to by ``-tree learned`` or by default (``tree_flag`` "": the loss's
+    usual tree)."""
+    entry = LOSSES.get(loss_name)
+    return entry is not None and entry.learned and (
+        tree_flag == "learned" or (tree_flag == "" and entry.learned_by_default))
 
 
 def loss(name):
