@@ -10,13 +10,17 @@ import numpy as np
 
 from ..errors import TreexcError
 from ..io import modelfile
-from ..io.textio import read_text, to_bytes
+from ..io.textio import read_text, to_bytes, to_str
 from ..loss.registry import loss
 from ..options import option_values
+from ..text import tokens
 from ..text.dictionary import Dictionary, check_duplicates
 from ..text.subwords import word_vectors as subword_vectors
 from ..trees.tree import Tree
+from .fasttext_convert import SCORING_FASTTEXT
+from .fasttext_kernels import predict_lines_fasttext
 from .meter import Meter
+from .neighbours import analogy_query, neighbours, normalise_rows
 from .options import default_threads
 from .predict_kernels import collect_statistics, predict_lines
 from .stored import MODEL_KIND, read_classifier
@@ -25,12 +29,16 @@ PARALLEL_LINES = 512  # lines per prediction thread, at least
 
 
 class Model:
-    def __init__(self, args, dictionary, tree, w_in, w_out):
+    def __init__(self, args, dictionary, tree, w_in, w_out, scoring=""):
         self.args = args
         self.dictionary = dictionary
         self.tree = tree
         self.w_in = w_in
         self.w_out = w_out
+        # "fasttext": converted from fastText, answers as fastText computes them
+        self.scoring = scoring
+        self._unit_vectors = None  # normalised word vectors, for nn and analogies
+        self._words = self._labels = None
 
     # -- shape ---------------------------------------------------------------
     @property
@@ -50,11 +58,42 @@ class Model:
     def get_dimension(self):
         return self.args.dim
 
-    def get_words(self):
-        return self.dictionary.words()
+    def get_words(self, include_freq=False, on_unicode_error=None):
+        """The vocabulary's words (with ``include_freq``, also their counts
+        as an int64 array).  ``on_unicode_error`` decodes invalid UTF-8 as
+        ``bytes.decode`` does ('strict', 'replace', ...); by default a word
+        keeps its bytes (``surrogateescape``) and nothing is raised."""
+        d = self.dictionary
+        words = self._entries(range(d.nwords), on_unicode_error)
+        return (words, np.array(d.counts[:d.nwords])) if include_freq else words
 
-    def get_labels(self):
-        return self.dictionary.labels()
+    def get_labels(self, include_freq=False, on_unicode_error=None):
+        """The labels, as :meth:`get_words` the words."""
+        d = self.dictionary
+        labels = self._entries(range(d.nwords, len(d.entry_off)), on_unicode_error)
+        return (labels, np.array(d.label_counts)) if include_freq else labels
+
+    def _entries(self, ids, on_unicode_error):
+        decode = _decoder(on_unicode_error)
+        return [decode(self.dictionary.entry_bytes(i)) for i in ids]
+
+    @property
+    def words(self):
+        if self._words is None:
+            self._words = self.get_words()
+        return self._words
+
+    @property
+    def labels(self):
+        if self._labels is None:
+            self._labels = self.get_labels()
+        return self._labels
+
+    def __contains__(self, word):
+        return word in self.words
+
+    def __getitem__(self, word):
+        return self.get_word_vector(word)
 
     # -- prediction ----------------------------------------------------------
     def encode_text(self, data):
@@ -72,7 +111,17 @@ class Model:
         out_score = np.zeros((n, k), dtype=np.float64)
         out_count = np.zeros(n, dtype=np.int64)
 
+        fasttext = self.scoring == SCORING_FASTTEXT
+        out_prob = np.zeros((n, k), dtype=np.float32) if fasttext else None
+
         def run(a, b):  # lines a..b-1; the kernel releases the GIL
+            if fasttext:
+                predict_lines_fasttext(corpus.feat_off[a:b + 1], corpus.feats, self.w_in,
+                                       self.w_out, self.loss_kind, self.args.loss == "hs",
+                                       self.children, self.nlabels, k,
+                                       np.float32(threshold), out_label[a:b], out_prob[a:b],
+                                       out_count[a:b])
+                return
             predict_lines(corpus.feat_off[a:b + 1], corpus.feats, self.w_in, self.w_out,
                           self.loss_kind, self.children, self.nlabels, k, float(threshold),
                           out_label[a:b], out_score[a:b], out_count[a:b])
@@ -88,6 +137,9 @@ class Model:
                 t.start()
             for t in threads:
                 t.join()
+        if fasttext:  # log-probabilities whose exp rounds back to fastText's float32
+            with np.errstate(divide="ignore"):
+                out_score = np.log(out_prob.astype(np.float64))
         return out_label, out_score, out_count
 
     def predict(self, text, k=1, threshold=0.0):
@@ -110,7 +162,10 @@ class Model:
         for i in range(len(lines)):
             c = counts[i]
             all_labels.append(tuple(names[j] for j in labels[i, :c]))
-            all_probs.append(np.exp(scores[i, :c]))
+            probs = np.exp(scores[i, :c])
+            if self.scoring == SCORING_FASTTEXT:  # fastText's float32 values exactly
+                probs = probs.astype(np.float32).astype(np.float64)
+            all_probs.append(probs)
         if single:
             return all_labels[0], all_probs[0]
         return all_labels, all_probs
@@ -138,12 +193,15 @@ class Model:
         """fastText's word vector: the mean of the input rows of the word
         (when it is in the vocabulary) and of its character n-grams (with
         ``-maxn``); never word n-grams.  Zeros for an unknown word without
-        ``-maxn``.  The whole string is one word, as for fastText."""
+        ``-maxn``.  The whole string is one word, as for fastText.  A
+        label's entry id also names an input row for fastText (a hashed
+        bucket's): it is added as fastText adds it, where the row exists."""
         raw = to_bytes(word)  # str of textio.to_str: its bytes back
+        row = tokens.entry_id(self.dictionary, raw)
         # writable arrays of the pool's types: the kernel compiles once for both
         return self._word_vectors(np.frombuffer(bytearray(raw), dtype=np.uint8),
                                   np.zeros(1, np.int64), np.array([len(raw)], np.int32),
-                                  np.array([self.dictionary.word_id(raw)], np.int64))[0]
+                                  np.array([row if row < self.w_in.shape[0] else -1], np.int64))[0]
 
     def word_vectors(self):
         """Vectors of all vocabulary words, in vocabulary order (the rows of
@@ -180,6 +238,94 @@ class Model:
             return np.zeros(self.args.dim, dtype=np.float32)
         return self.w_in[rows].mean(axis=0, dtype=np.float32)
 
+    # -- fastText's vector and vocabulary members ------------------------------
+    def get_word_id(self, word):
+        """fastText's ``get_word_id``: the entry id of ``word``, a word or a
+        label (fastText looks both up), or -1."""
+        return tokens.entry_id(self.dictionary, to_bytes(word))
+
+    def get_label_id(self, label):
+        """The label's id (0..labels-1), or -1; fastText's arithmetic, so a
+        word gives its id minus the number of words."""
+        e = self.get_word_id(label)
+        return e - self.dictionary.nwords if e != -1 else -1
+
+    def get_subword_id(self, subword):
+        """The input-matrix row ``subword`` hashes to."""
+        try:
+            return tokens.subword_id(self.dictionary, to_bytes(subword))
+        except ValueError as e:
+            raise TreexcError(str(e)) from None
+
+    def get_subwords(self, word, on_unicode_error=None):
+        """``(subwords, ids)``: the word itself if known, then its character
+        n-grams (with ``-maxn``), and their input rows (an int64 array)."""
+        strings, ids = tokens.subwords(self.dictionary, to_bytes(word))
+        decode = _decoder(on_unicode_error)
+        return [decode(b) for b in strings], np.array(ids, dtype=np.int64)
+
+    def get_input_vector(self, ind):
+        """Row ``ind`` of the input matrix (a copy)."""
+        if not 0 <= ind < self.w_in.shape[0]:
+            raise TreexcError(f"input row {ind} out of range [0, {self.w_in.shape[0]})")
+        return np.array(self.w_in[ind])
+
+    def get_input_matrix(self):
+        """A copy of the input matrix: words, then hashed buckets."""
+        return np.array(self.w_in)
+
+    def get_output_matrix(self):
+        """A copy of the output matrix: a row per label (softmax, ova, ns);
+        with a tree, ``arity`` rows per inner node, breadth-first (a binary
+        node's sigmoid in its first row)."""
+        return np.array(self.w_out)
+
+    def set_matrices(self, input_matrix, output_matrix):
+        """Replace both matrices by float32 copies of the same shapes."""
+        w_in = np.array(input_matrix, dtype=np.float32)
+        w_out = np.array(output_matrix, dtype=np.float32)
+        if w_in.shape != self.w_in.shape or w_out.shape != self.w_out.shape:
+            raise TreexcError(f"set_matrices: shapes {w_in.shape} and {w_out.shape}, the "
+                              f"model's are {self.w_in.shape} and {self.w_out.shape}")
+        self.w_in, self.w_out, self._unit_vectors = w_in, w_out, None
+
+    def normalised_word_vectors(self):
+        """The vocabulary's word vectors, each of norm 1 (0 stays 0)."""
+        if self._unit_vectors is None:
+            vectors = self.word_vectors().copy()
+            normalise_rows(vectors)
+            self._unit_vectors = vectors
+        return self._unit_vectors
+
+    def get_nearest_neighbors(self, word, k=10, on_unicode_error=None):
+        """fastText's ``[(cosine similarity, word), ...]``, best first, the
+        word itself left out."""
+        return neighbours(self, self.get_word_vector(word), k, [word],
+                          _decoder(on_unicode_error))
+
+    def get_analogies(self, wordA, wordB, wordC, k=10, on_unicode_error=None):  # noqa: N803
+        """The ``k`` words nearest to ``A - B + C`` (each normalised), the
+        three left out: ``[(similarity, word), ...]``."""
+        query = analogy_query(*(self.get_word_vector(w) for w in (wordA, wordB, wordC)))
+        return neighbours(self, query, k, [wordA, wordB, wordC], _decoder(on_unicode_error))
+
+    def get_line(self, text, on_unicode_error=None):
+        """``(words, labels)`` of a line (``</s>`` ends the words); for a
+        list of lines, ``(list of words, list of labels)``."""
+        decode = _decoder(on_unicode_error)
+
+        def split(line):
+            if "\n" in line:
+                raise TreexcError("get_line processes one line at a time; remove the "
+                                  "newline characters")
+            words, labels = tokens.split_line(self.dictionary, to_bytes(line) + b"\n")
+            return [decode(w) for w in words], [decode(b) for b in labels]
+
+        if isinstance(text, list):
+            pairs = [split(line) for line in text]
+            return [p[0] for p in pairs], [p[1] for p in pairs]
+        return split(text)
+
     # -- tree (for dump-tree) -------------------------------------------------
     def tree_label_names(self):
         return self.get_labels()
@@ -212,6 +358,8 @@ class Model:
         header = {"kind": MODEL_KIND, "args": option_values(self.args, saved_only=True),
                   "nwords": d.nwords,
                   "has_tree": self.tree is not None}
+        if self.scoring:  # only converted models: the others' headers stay as they were
+            header["scoring"] = self.scoring
         modelfile.save(path, header, arrays)
 
 
@@ -224,7 +372,15 @@ def load_model(path, loaded=None):
     dictionary = Dictionary(s.pool, s.entry_off, s.entry_len, s.counts, s.nwords, a.label,
                             a.wordNgrams, a.bucket, a.minn, a.maxn)
     dictionary._table = s.vocabulary  # the table built while checking
-    return Model(a, dictionary, s.tree, s.w_in, s.w_out)
+    return Model(a, dictionary, s.tree, s.w_in, s.w_out, s.scoring)
+
+
+def _decoder(on_unicode_error):
+    """Bytes to str: with fastText's ``on_unicode_error`` handler when one
+    is given, else keeping invalid bytes (``textio.to_str``)."""
+    if on_unicode_error is None:
+        return to_str
+    return lambda raw: raw.decode("utf-8", on_unicode_error)
 
 
 def _vocabulary_table(pool, entry_off, entry_len):
