@@ -84,12 +84,19 @@ def hidden32(w_in, feats, f0, f1, hidden):
 
 
 @njit(cache=True, nogil=True)
-def _flat_top_k(w_out, children, loss_kind, table, hidden, k, threshold, output,
+def _flat_top_k(w_out_t, children, loss_kind, table, hidden, k, threshold, output,
                 heap_score, heap_label):
-    """``Loss::predict`` of softmax (a one-node tree) and of ova/ns."""
+    """``Loss::predict`` of softmax (a one-node tree) and of ova/ns.
+    ``w_out_t`` is the output matrix transposed: every label's logit is
+    still a float32 sum in index order (fastText's ``dotRow``), but all
+    labels advance together, a loop the compiler vectorises."""
     n = output.shape[0]
-    for j in range(n):
-        output[j] = dot32(w_out[j], hidden)
+    output[:] = 0.0
+    for i in range(w_out_t.shape[0]):
+        row = w_out_t[i]
+        h = hidden[i]
+        for j in range(n):
+            output[j] += row[j] * h
     if loss_kind == KERNEL_TREE:  # softmax
         top = output[0]
         for j in range(n):
@@ -105,10 +112,20 @@ def _flat_top_k(w_out, children, loss_kind, table, hidden, k, threshold, output,
             output[j] = table_sigmoid(table, output[j])
     size = 0
     for j in range(n):
-        if output[j] < threshold:
+        x = output[j]
+        if x < threshold:
             continue
-        label = children[0, j] if loss_kind == KERNEL_TREE else j
-        size = offer(heap_score, heap_label, size, k, std_log(output[j]), label)
+        # fastText skips x when the heap is full and std_log(x) < the front's
+        # score; std_log is monotone, and when x + 1e-5 is 1e-4 (relative)
+        # below the front's, its float32 log is certainly lower (a float32
+        # ulp of a log above log(1e-5) is < 1e-6): the log is not computed
+        if size == k and (np.float64(x) + 1e-5
+                          < (np.float64(output[heap_label[0]]) + 1e-5) * (1.0 - 1e-4)):
+            continue
+        size = offer(heap_score, heap_label, size, k, std_log(x), j)
+    if loss_kind == KERNEL_TREE:  # heap entries are slots of the one node: their labels
+        for r in range(size):
+            heap_label[r] = children[0, heap_label[r]]
     return size
 
 
@@ -151,13 +168,13 @@ def _hs_top_k(w_out, children, n_labels, hidden, k, threshold, heap_score, heap_
 
 
 @njit(cache=True, nogil=True)
-def predict_lines_fasttext(feat_off, feats, w_in, w_out, loss_kind, hs, children, n_labels,
-                           k, threshold, out_label, out_prob, out_count):
+def predict_lines_fasttext(feat_off, feats, w_in, w_out, w_out_t, loss_kind, hs, children,
+                           n_labels, k, threshold, out_label, out_prob, out_count):
     """Top-k labels of every line as fastText computes them: label ids,
     float32 probabilities (``expf`` of fastText's score) and counts, as
     ``predict_kernels.predict_lines``.  ``hs``: search the binary tree
-    (else softmax over the one-node tree, or ova/ns); ``threshold`` is
-    float32."""
+    (else softmax over the one-node tree, or ova/ns, on ``w_out_t``, the
+    output matrix transposed); ``threshold`` is float32."""
     dim = w_in.shape[1]
     hidden = np.zeros(dim, dtype=np.float32)
     table = sigmoid_table()
@@ -174,7 +191,7 @@ def predict_lines_fasttext(feat_off, feats, w_in, w_out, loss_kind, hs, children
             continue
         hidden32(w_in, feats, f0, f1, hidden)
         if flat:
-            size = _flat_top_k(w_out, children, loss_kind, table, hidden, k, threshold,
+            size = _flat_top_k(w_out_t, children, loss_kind, table, hidden, k, threshold,
                                output, heap_score, heap_label)
         else:
             size = _hs_top_k(w_out, children, n_labels, hidden, k, threshold, heap_score,

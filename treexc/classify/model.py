@@ -39,6 +39,7 @@ class Model:
         self.scoring = scoring
         self._unit_vectors = None  # normalised word vectors, for nn and analogies
         self._words = self._labels = None
+        self._w_out_t = None  # fastText scoring of a flat layer: w_out transposed
 
     # -- shape ---------------------------------------------------------------
     @property
@@ -113,12 +114,14 @@ class Model:
 
         fasttext = self.scoring == SCORING_FASTTEXT
         out_prob = np.zeros((n, k), dtype=np.float32) if fasttext else None
+        if fasttext:  # flat layers: the transposed matrix, a vectorised loop
+            hs = self.args.loss == "hs"
+            w_out_t = np.zeros((1, 1), np.float32) if hs else self._transposed_output()
 
         def run(a, b):  # lines a..b-1; the kernel releases the GIL
             if fasttext:
                 predict_lines_fasttext(corpus.feat_off[a:b + 1], corpus.feats, self.w_in,
-                                       self.w_out, self.loss_kind, self.args.loss == "hs",
-                                       self.children, self.nlabels, k,
+                                       self.w_out, w_out_t, self.loss_kind, hs, self.children, self.nlabels, k,
                                        np.float32(threshold), out_label[a:b], out_prob[a:b],
                                        out_count[a:b])
                 return
@@ -141,6 +144,11 @@ class Model:
             with np.errstate(divide="ignore"):
                 out_score = np.log(out_prob.astype(np.float64))
         return out_label, out_score, out_count
+
+    def _transposed_output(self):
+        if self._w_out_t is None:
+            self._w_out_t = np.ascontiguousarray(np.asarray(self.w_out).T)
+        return self._w_out_t
 
     def predict(self, text, k=1, threshold=0.0):
         """fastText's ``predict``: for a string, ``(labels, probs)``; for a list
@@ -287,7 +295,7 @@ class Model:
         if w_in.shape != self.w_in.shape or w_out.shape != self.w_out.shape:
             raise TreexcError(f"set_matrices: shapes {w_in.shape} and {w_out.shape}, the "
                               f"model's are {self.w_in.shape} and {self.w_out.shape}")
-        self.w_in, self.w_out, self._unit_vectors = w_in, w_out, None
+        self.w_in, self.w_out, self._unit_vectors, self._w_out_t = w_in, w_out, None, None
 
     def normalised_word_vectors(self):
         """The vocabulary's word vectors, each of norm 1 (0 stays 0)."""
