@@ -150,9 +150,10 @@ class Model:
             self._w_out_t = np.ascontiguousarray(np.asarray(self.w_out).T)
         return self._w_out_t
 
-    def predict(self, text, k=1, threshold=0.0):
+    def predict(self, text, k=1, threshold=0.0, on_unicode_error=None):
         """fastText's ``predict``: for a string, ``(labels, probs)``; for a list
-        of strings, ``(list of labels, list of probs)``."""
+        of strings, ``(list of labels, list of probs)``.  ``on_unicode_error``:
+        as :meth:`get_labels`."""
         single = isinstance(text, str)
         lines = [text] if single else list(text)
         for line in lines:
@@ -165,7 +166,7 @@ class Model:
         raw = "".join(line + "\n" for line in lines).encode("utf-8", "surrogateescape")
         corpus = self.encode_text(np.frombuffer(raw, dtype=np.uint8))
         labels, scores, counts = self.predict_corpus(corpus, k, threshold)
-        names = self.get_labels()
+        names = self.get_labels(on_unicode_error=on_unicode_error)
         all_labels, all_probs = [], []
         for i in range(len(lines)):
             c = counts[i]
