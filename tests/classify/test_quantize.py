@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 from cli_util import ok, user_error
 
+from treexc import TreexcError
 from treexc.classify import firstlines
 from treexc.classify.model import load_model
 from treexc.classify.predict import stream_predictions
@@ -148,6 +149,10 @@ def test_save_load_round_trip(topics, tmp_path):
     assert (tmp_path / "a.ftz").read_bytes() == (tmp_path / "b.ftz").read_bytes()
     with pytest.raises(Exception, match="quantised already"):
         loaded.quantize()
+    for refused in (loaded.get_input_matrix, lambda: loaded.get_input_vector(0),
+                    lambda: loaded.set_matrices(None, None)):
+        with pytest.raises(TreexcError, match="quantised"):
+            refused()
 
 
 def test_reproducible_with_one_thread_and_a_seed(topics):

@@ -87,7 +87,9 @@ def load(path, loaded=None):
     s = read_classifier(path, _entries, _check_paths, loaded)
     keys, entry_ids = s.vocabulary
     labels = [to_str(key) for key in keys[s.nwords:]]
-    return FirstLines(s.args, s.nwords, entry_ids, labels, s.tree, s.w_in, s.w_out, s.loaded)
+    first = FirstLines(s.args, s.nwords, entry_ids, labels, s.tree, s.w_in, s.w_out, s.loaded)
+    first.scoring = s.scoring
+    return first
 
 
 def _entries(pool, entry_off, entry_len):
@@ -142,6 +144,7 @@ class FirstLines:
         self.eos_id = eos if eos < nwords else -1
         self.prefix = to_bytes(args.label)
         self._w_out64 = None
+        self.scoring = ""  # "fasttext" (a converted model): fastText's arithmetic, not mirrored
         if children is not None:
             self._tree_layout()
 
@@ -193,8 +196,8 @@ class FirstLines:
         """``(labels, log_probs, counts)`` of every line of ``piece`` (bytes),
         as ``Model.predict_corpus`` gives them, or ``None`` when numpy cannot
         tell what the kernels would answer (see the module docstring)."""
-        if loss(self.args.loss).kernel not in MIRRORED_KERNELS:
-            return None  # a loss added since: its own kernel branch answers
+        if loss(self.args.loss).kernel not in MIRRORED_KERNELS or self.scoring:
+            return None  # a loss added since, or fastText's scoring: the kernels answer
         if self.w_in is None:
             return None  # a quantised model (treexc quantize): the kernels decode it
         k = self.nlabels if k == -1 else min(k, self.nlabels)

@@ -13,10 +13,14 @@ from ..io import modelfile
 from ..io.textio import read_text, to_bytes
 from ..loss.registry import loss
 from ..options import option_values
+from ..text import tokens
 from ..text.dictionary import Dictionary, check_duplicates
 from ..text.pruned import PrunedDictionary
 from ..text.subwords import word_vectors as subword_vectors
 from ..trees.tree import Tree
+from .fasttext_convert import SCORING_FASTTEXT
+from .fasttext_kernels import predict_lines_fasttext
+from .members import FastTextMembers
 from .meter import Meter
 from .options import default_threads
 from .predict_kernels import collect_statistics, predict_lines
@@ -28,9 +32,9 @@ from .stored import MODEL_KIND, QUANTIZED_VERSION, read_classifier
 PARALLEL_LINES = 512  # lines per prediction thread, at least
 
 
-class Model:
+class Model(FastTextMembers):
     def __init__(self, args, dictionary, tree, w_in, w_out, w_out_quantized=None,
-                 quantization=None):
+                 quantization=None, scoring=""):
         self.args = args
         self.dictionary = dictionary
         self.tree = tree
@@ -39,6 +43,11 @@ class Model:
         self.w_out = w_out  # float32 (decoded, when quantised with -qout)
         self.w_out_quantized = w_out_quantized  # its codes, kept for save_model
         self.quantization = quantization  # what quantize did (the file's header)
+        # "fasttext": converted from fastText, answers as fastText computes them
+        self.scoring = scoring
+        self._unit_vectors = None  # normalised word vectors, for nn and analogies
+        self._words = self._labels = None
+        self._w_out_t = None  # fastText scoring of a flat layer: w_out transposed
 
     # -- shape ---------------------------------------------------------------
     @property
@@ -57,12 +66,6 @@ class Model:
 
     def get_dimension(self):
         return self.args.dim
-
-    def get_words(self):
-        return self.dictionary.words()
-
-    def get_labels(self):
-        return self.dictionary.labels()
 
     # -- quantisation --------------------------------------------------------
     def is_quantized(self):
@@ -105,7 +108,19 @@ class Model:
         out_count = np.zeros(n, dtype=np.int64)
         w_in, feats = self.input_rows(corpus.feats)
 
+        fasttext = self.scoring == SCORING_FASTTEXT
+        out_prob = np.zeros((n, k), dtype=np.float32) if fasttext else None
+        if fasttext:  # flat layers: the transposed matrix, a vectorised loop
+            hs = self.args.loss == "hs"
+            w_out_t = np.zeros((1, 1), np.float32) if hs else self._transposed_output()
+
         def run(a, b):  # lines a..b-1; the kernel releases the GIL
+            if fasttext:
+                predict_lines_fasttext(corpus.feat_off[a:b + 1], feats, w_in,
+                                       self.w_out, w_out_t, self.loss_kind, hs, self.children,
+                                       self.nlabels, k, np.float32(threshold), out_label[a:b],
+                                       out_prob[a:b], out_count[a:b])
+                return
             predict_lines(corpus.feat_off[a:b + 1], feats, w_in, self.w_out,
                           self.loss_kind, self.children, self.nlabels, k, float(threshold),
                           out_label[a:b], out_score[a:b], out_count[a:b])
@@ -121,11 +136,20 @@ class Model:
                 t.start()
             for t in threads:
                 t.join()
+        if fasttext:  # log-probabilities whose exp rounds back to fastText's float32
+            with np.errstate(divide="ignore"):
+                out_score = np.log(out_prob.astype(np.float64))
         return out_label, out_score, out_count
 
-    def predict(self, text, k=1, threshold=0.0):
+    def _transposed_output(self):
+        if self._w_out_t is None:
+            self._w_out_t = np.ascontiguousarray(np.asarray(self.w_out).T)
+        return self._w_out_t
+
+    def predict(self, text, k=1, threshold=0.0, on_unicode_error=None):
         """fastText's ``predict``: for a string, ``(labels, probs)``; for a list
-        of strings, ``(list of labels, list of probs)``."""
+        of strings, ``(list of labels, list of probs)``.  ``on_unicode_error``:
+        as :meth:`get_labels`."""
         single = isinstance(text, str)
         lines = [text] if single else list(text)
         for line in lines:
@@ -138,12 +162,15 @@ class Model:
         raw = "".join(line + "\n" for line in lines).encode("utf-8", "surrogateescape")
         corpus = self.encode_text(np.frombuffer(raw, dtype=np.uint8))
         labels, scores, counts = self.predict_corpus(corpus, k, threshold)
-        names = self.get_labels()
+        names = self.get_labels(on_unicode_error=on_unicode_error)
         all_labels, all_probs = [], []
         for i in range(len(lines)):
             c = counts[i]
             all_labels.append(tuple(names[j] for j in labels[i, :c]))
-            all_probs.append(np.exp(scores[i, :c]))
+            probs = np.exp(scores[i, :c])
+            if self.scoring == SCORING_FASTTEXT:  # fastText's float32 values exactly
+                probs = probs.astype(np.float32).astype(np.float64)
+            all_probs.append(probs)
         if single:
             return all_labels[0], all_probs[0]
         return all_labels, all_probs
@@ -171,12 +198,15 @@ class Model:
         """fastText's word vector: the mean of the input rows of the word
         (when it is in the vocabulary) and of its character n-grams (with
         ``-maxn``); never word n-grams.  Zeros for an unknown word without
-        ``-maxn``.  The whole string is one word, as for fastText."""
+        ``-maxn``.  The whole string is one word, as for fastText.  A
+        label's entry id also names an input row for fastText (a hashed
+        bucket's): it is added as fastText adds it, where the row exists."""
         raw = to_bytes(word)  # str of textio.to_str: its bytes back
+        row = tokens.entry_id(self.dictionary, raw)
         # writable arrays of the pool's types: the kernel compiles once for both
         return self._word_vectors(np.frombuffer(bytearray(raw), dtype=np.uint8),
                                   np.zeros(1, np.int64), np.array([len(raw)], np.int32),
-                                  np.array([self.dictionary.word_id(raw)], np.int64))[0]
+                                  np.array([row if row < self.w_in.shape[0] else -1], np.int64))[0]
 
     def word_vectors(self):
         """Vectors of all vocabulary words, in vocabulary order (the rows of
@@ -258,6 +288,8 @@ class Model:
         header = {"kind": MODEL_KIND, "args": option_values(self.args, saved_only=True),
                   "nwords": d.nwords,
                   "has_tree": self.tree is not None}
+        if self.scoring:  # only converted models: the others' headers stay as they were
+            header["scoring"] = self.scoring
         if not self.is_quantized():
             arrays.update(w_in=np.asarray(self.w_in), w_out=np.asarray(self.w_out))
             modelfile.save(path, header, arrays)
@@ -290,11 +322,11 @@ def load_model(path, loaded=None):
         dictionary = PrunedDictionary(*parts, q.kept_buckets)
     dictionary._table = s.vocabulary  # the table built while checking
     if q is None:
-        return Model(a, dictionary, s.tree, s.w_in, s.w_out)
+        return Model(a, dictionary, s.tree, s.w_in, s.w_out, scoring=s.scoring)
     w_in = QuantizedMatrix(*q.w_in)
     w_out_q = QuantizedMatrix(*q.w_out) if q.w_out is not None else None
     w_out = w_out_q.dense() if w_out_q is not None else s.w_out
-    return Model(a, dictionary, s.tree, w_in, w_out, w_out_q, q.description)
+    return Model(a, dictionary, s.tree, w_in, w_out, w_out_q, q.description, s.scoring)
 
 
 def _vocabulary_table(pool, entry_off, entry_len):

@@ -15,8 +15,10 @@ import numpy as np
 
 from ..errors import TreexcError
 from ..io import modelfile
+from ..io.fasttext_model import starts_like_fasttext
 from ..loss.registry import LOSSES, loss
 from ..options import shape_names
+from .fasttext_convert import SCORING_FASTTEXT, loaded_from_fasttext
 from .options import Args, validate
 
 MODEL_KIND = "supervised"
@@ -47,6 +49,7 @@ class StoredClassifier:
     w_out: np.ndarray   # None in a quantised model with -qout
     loaded: tuple       # ``modelfile.load``'s (header, arrays)
     quantized: StoredQuantization = None
+    scoring: str = ""   # "fasttext": a converted fastText model, scored as fastText does
 
 
 def read_classifier(path, check_vocabulary, check_tree, loaded=None):
@@ -54,7 +57,11 @@ def read_classifier(path, check_vocabulary, check_tree, loaded=None):
     ``check_vocabulary(pool, entry_off, entry_len)`` and
     ``check_tree(children, n_labels)`` raise ``ValueError`` or
     ``TreexcError`` on a bad file; ``loaded`` is ``modelfile.load``'s answer
-    when the file has been read already."""
+    when the file has been read already.  A fastText ``.bin`` (recognised by
+    its magic number) is read as the treexc model it converts to
+    (``fasttext_convert``)."""
+    if loaded is None and starts_like_fasttext(path):
+        loaded = loaded_from_fasttext(path, MODEL_KIND)
     header, a = loaded if loaded is not None else modelfile.load(
         path, mapped=("w_in", "w_out", "in_codes", "out_codes"))
     kind = header.get("kind")
@@ -72,6 +79,9 @@ def read_classifier(path, check_vocabulary, check_tree, loaded=None):
         nwords, has_tree = header["nwords"], header["has_tree"]
         if type(nwords) is not int or type(has_tree) is not bool:
             raise TypeError("nwords or has_tree")
+        scoring = header.get("scoring", "")
+        if scoring not in ("", SCORING_FASTTEXT):
+            raise ValueError(f"scoring {modelfile.describe(scoring)}")
         # index arrays are in memory (never mapped); weights may be mapped
         pool = modelfile.array(a, "pool", "u1", 1)
         entry_off = modelfile.array(a, "entry_off", "<i8", 1)
@@ -113,7 +123,7 @@ def read_classifier(path, check_vocabulary, check_tree, loaded=None):
     except (ValueError, TreexcError) as e:  # a bad option, array or tree: name the file
         raise TreexcError(f"{path}: corrupt model ({e})") from None
     return StoredClassifier(args, nwords, pool, entry_off, entry_len, counts, vocabulary, tree,
-                            w_in, w_out, (header, a), quantized)
+                            w_in, w_out, (header, a), quantized, scoring)
 
 
 def _read_quantized(description, a, args, nwords, out_rows):

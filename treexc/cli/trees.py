@@ -41,7 +41,10 @@ def dump_tree(model_path, data_path, fmt, top):
 def _load_tree_model(path):
     # imported here, not above: only a running command loads numpy and Numba
     from ..io import modelfile
+    from ..io.fasttext_model import starts_like_fasttext
 
+    if starts_like_fasttext(path):  # a fastText classifier, read as its conversion
+        return load_classifier(path)
     kind = modelfile.load_header(path).get("kind")
     if kind == "lm":
         # imported here, not above: only a running command loads numpy and Numba

@@ -323,8 +323,9 @@ def verify(path):
 
 def _what_is_it(preamble):
     if preamble[:4] == FASTTEXT_MAGIC:
-        return ("this is a fastText model; treexc reads only its own models "
-                "(train one with `treexc supervised`)")
+        return ("this is a fastText model, not a treexc model file (the classifier's "
+                "commands read a fastText supervised .bin directly; `treexc convert` "
+                "makes a treexc model of it)")
     if len(preamble) < _PREAMBLE.size:
         return "not a treexc model file (too short)"
     return "not a treexc model file (wrong magic number)"
