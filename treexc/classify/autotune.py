@@ -51,8 +51,12 @@ DEPTHS = (-1, 2, 3)        # a learned tree's -depth: auto (mass-capped), 2, 3 l
 SEARCHED = ("epoch", "lr", "dim", "wordNgrams", "loss", "bucket", "minn", "maxn",
             "arity", "maxDepth", "tree")
 # log2-scale steps of the local search at its start, and each flag's range
-LOG_STEPS = {"lr": (1.0, 0.01, 5.0), "epoch": (1.0, 1, 100), "dim": (1.0, 4, 500),
-             "bucket": (1.5, 10000, 4000000), "arity": (0.7, 2, 1 << 20)}
+LOG_STEPS = {"lr": (1.0, 0.01, 5.0), "epoch": (1.0, 1, 100), "dim": (1.0, 4, 300),
+             "bucket": (1.5, 10000, 2000000), "arity": (0.7, 2, 1 << 20)}
+# Input matrix cells (rows x dim) a searched trial may ask for: the default's
+# 2M buckets x dim 100 (800 MB).  Allocating and initialising the matrix
+# cannot be cut short at the deadline, and at 4M x 500 it took a minute.
+MAX_INPUT_CELLS = 2000000 * 100
 MIN_LABELS_FOR_TREE = 16   # fewer labels: the flat softmax only
 
 
@@ -67,23 +71,28 @@ def manual_fields(flags):
             if value is not None and name in field_of}
 
 
-def autotune(args, tune, manual, stream=None):
-    """The best model found within ``tune.autotuneDuration`` seconds;
-    ``args``: the user's flags (``make_args``), ``tune``: ``AutotuneArgs``,
-    ``manual``: the fields the user set, ``stream``: where progress goes."""
+def autotune(args, tune, manual, stream=None, max_trials=None):
+    """The best model found within ``tune.autotuneDuration`` seconds (from
+    this call on: reading the files counts); ``args``: the user's flags
+    (``make_args``), ``tune``: ``AutotuneArgs``, ``manual``: the fields the
+    user set, ``stream``: where progress goes; ``max_trials``: stop after
+    that many trials too (the tests' reproducible runs)."""
+    start = time.monotonic()
     if tune.autotuneModelSize:
         raise TreexcError(f"-autotune-modelsize {tune.autotuneModelSize}: needs treexc "
                           "quantize, which this version lacks (leave it out)")
     if args.input == "-" or not os.path.isfile(args.input):
         raise TreexcError(f"-input {display_name(args.input)}: autotune trains on it many "
                           "times: give a file (not standard input or a pipe)")
-    search = Search(args, tune, manual, stream)
+    search = Search(args, tune, manual, stream, start, max_trials)
     return search.run()
 
 
 class Search:
-    def __init__(self, args, tune, manual, stream):
+    def __init__(self, args, tune, manual, stream, start, max_trials=None):
         self.base, self.tune, self.manual = args, tune, set(manual)
+        self.start, self.max_trials = start, max_trials
+        self.deadline = start + tune.autotuneDuration
         self.verbose = args.verbose if stream is not None else 0
         self.stream = stream
         self.metric = parse_metric(tune.autotuneMetric)
@@ -104,7 +113,6 @@ class Search:
         self.promoted = [set() for _ in range(RUNGS)]
         self.trials = 0
         self.best = None                              # (score, trial, args, model)
-        self.start = self.deadline = None
         self.last_print = 0.0
 
     # -- the search space ------------------------------------------------------
@@ -164,6 +172,8 @@ class Search:
                 point[name] = getattr(self.base, name)
         if "bucket" not in self.manual and point["bucket"] == 0:
             point["bucket"] = 2000000  # make_args zeroed it: unused without n-grams
+        if "bucket" not in self.manual and point["bucket"] * point["dim"] > MAX_INPUT_CELLS:
+            point["bucket"] = MAX_INPUT_CELLS // point["dim"]
         if point["maxDepth"] > 0 and "arity" not in self.manual:
             point["arity"] = max(point["arity"], default_tree_arity(self.n_labels,
                                                                     point["maxDepth"]))
@@ -221,13 +231,11 @@ class Search:
 
     # -- trials ----------------------------------------------------------------
     def run(self):
-        self.start = time.monotonic()
-        self.deadline = self.start + self.tune.autotuneDuration
         for name in sorted(self.manual & set(SEARCHED)):
             self.say(f"Warning : {name} is manually set to a specific value. "
                      "It will not be automatically optimized.")
         try:
-            while time.monotonic() < self.deadline:
+            while time.monotonic() < self.deadline and self.trials != self.max_trials:
                 config, rung = self.next_job()
                 if not self.run_trial(config, rung):
                     break
@@ -295,7 +303,7 @@ class Search:
 
     # -- printing, as fastText's autotune ---------------------------------------
     def show_progress(self, force=False, final=False):
-        if self.verbose < 1 or self.start is None:
+        if self.verbose < 1:
             return
         now = time.monotonic()
         tty = self.stream.isatty()
