@@ -239,8 +239,8 @@ class Search:
                 config, rung = self.next_job()
                 if not self.run_trial(config, rung):
                     break
-        except KeyboardInterrupt as e:
-            if getattr(e, "signum", signal.SIGINT) != signal.SIGINT:
+        except (KeyboardInterrupt, SystemError) as e:
+            if not is_ctrl_c(e):
                 raise  # SIGTERM, SIGHUP: stop without saving
             self.say("\nAborting autotune...")
         self.show_progress(final=True)
@@ -341,6 +341,15 @@ class DeadlineReporter(SilentReporter):
         if time.monotonic() >= self.search.deadline:
             raise PastDeadline()
         self.search.show_progress()
+
+
+def is_ctrl_c(e):
+    """Whether ``e`` is SIGINT's KeyboardInterrupt, also when Python wrapped
+    it in SystemErrors (the signal arrived while a kernel ran in this thread)."""
+    while isinstance(e, SystemError):
+        e = e.__cause__
+    return isinstance(e, KeyboardInterrupt) and getattr(e, "signum", signal.SIGINT) == \
+        signal.SIGINT
 
 
 def flags_text(args):
