@@ -55,7 +55,9 @@ LOG_STEPS = {"lr": (1.0, 0.01, 5.0), "epoch": (1.0, 1, 100), "dim": (1.0, 4, 300
              "bucket": (1.5, 10000, 2000000), "arity": (0.7, 2, 1 << 20)}
 # Input matrix cells (rows x dim) a searched trial may ask for: the default's
 # 2M buckets x dim 100 (800 MB).  Allocating and initialising the matrix
-# cannot be cut short at the deadline, and at 4M x 500 it took a minute.
+# cannot be cut short at the deadline (at 4M x 500 it took a minute), so
+# -bucket is also held to twice the training file's word occurrences: more
+# buckets than n-grams lower collisions little, and cost seconds per trial.
 MAX_INPUT_CELLS = 2000000 * 100
 MIN_LABELS_FOR_TREE = 16   # fewer labels: the flat softmax only
 
@@ -97,9 +99,12 @@ class Search:
         self.stream = stream
         self.metric = parse_metric(tune.autotuneMetric)
         data = read_text(args.input)
-        labels = build_dictionary(data, args, display_name(args.input)).labels()
+        dictionary = build_dictionary(data, args, display_name(args.input))
         del data
+        labels = dictionary.labels()
         self.n_labels = len(labels)
+        # more buckets than twice the word occurrences only cost time and memory
+        self.max_bucket = int(max(10000, 2 * dictionary.counts[:dictionary.nwords].sum()))
         if self.metric[2] and self.metric[2] not in labels:
             raise TreexcError(f"-autotune-metric {tune.autotuneMetric}: label "
                               f"{self.metric[2]} is not among the labels of "
@@ -172,8 +177,9 @@ class Search:
                 point[name] = getattr(self.base, name)
         if "bucket" not in self.manual and point["bucket"] == 0:
             point["bucket"] = 2000000  # make_args zeroed it: unused without n-grams
-        if "bucket" not in self.manual and point["bucket"] * point["dim"] > MAX_INPUT_CELLS:
-            point["bucket"] = MAX_INPUT_CELLS // point["dim"]
+        if "bucket" not in self.manual:
+            point["bucket"] = min(point["bucket"], self.max_bucket,
+                                  MAX_INPUT_CELLS // point["dim"])
         if point["maxDepth"] > 0 and "arity" not in self.manual:
             point["arity"] = max(point["arity"], default_tree_arity(self.n_labels,
                                                                     point["maxDepth"]))
@@ -212,13 +218,29 @@ class Search:
         return len(self.configs) - 1, 0
 
     def new_config(self):
+        """The user's flags first, then prior draws and perturbations of the
+        elite; one already tried is drawn again (up to 20 times)."""
         if not self.configs:
             return self.complete({name: getattr(self.base, name) for name in SEARCHED})
         elite = self.elite()
-        if len(self.configs) < N_PRIOR or not elite or self.rng.random() < P_PRIOR:
-            return self.draw_prior()
         shrink = max(0.3, 1.0 - len(self.configs) / 50)
-        return self.perturb(self.configs[elite[self.rng.integers(len(elite))]], shrink)
+        for _ in range(20):
+            if len(self.configs) < N_PRIOR or not elite or self.rng.random() < P_PRIOR:
+                point = self.draw_prior()
+            else:
+                point = self.perturb(self.configs[elite[self.rng.integers(len(elite))]],
+                                     shrink)
+            if not any(self.same(point, c) for c in self.configs):
+                break
+        return point
+
+    def same(self, a, b):
+        """Whether points ``a`` and ``b`` train the same models."""
+        try:
+            return all(self.trial_args(a, rung) == self.trial_args(b, rung)
+                       for rung in (0, RUNGS - 1))
+        except TreexcError:
+            return a == b
 
     def elite(self):
         """The best configurations: highest rung reached first, then score."""
