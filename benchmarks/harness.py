@@ -41,12 +41,13 @@ def log(message, tag="bench"):
 
 # wall seconds from start to exit, stdout, stderr, peak memory (ru_maxrss) and
 # user + system seconds of the process alone
-Run = namedtuple("Run", "wall out err maxrss_mib cpu")
+Run = namedtuple("Run", "wall out err maxrss_mib cpu returncode", defaults=(0,))
 
 
-def run(cmd, stdin=None, env=None, cwd=None, input=None, capture=True):
+def run(cmd, stdin=None, env=None, cwd=None, input=None, capture=True, check=True):
     """Run ``cmd`` to its end (stdin: the file ``stdin`` or the bytes ``input``
-    through a pipe; output captured unless ``capture=False``); raise if it fails."""
+    through a pipe; output captured unless ``capture=False``); raise if it
+    fails (unless not ``check``: the caller reads ``returncode``)."""
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err, \
             open(stdin or os.devnull, "rb") as inp:
         start = time.perf_counter()
@@ -65,8 +66,8 @@ def run(cmd, stdin=None, env=None, cwd=None, input=None, capture=True):
         out.seek(0)
         err.seek(0)
         result = Run(wall, out.read(), err.read(), usage.ru_maxrss / 1024,
-                     usage.ru_utime + usage.ru_stime)
-    if p.returncode != 0:
+                     usage.ru_utime + usage.ru_stime, p.returncode)
+    if check and p.returncode != 0:
         raise RuntimeError(f"{' '.join(map(str, cmd))} exited with {p.returncode}:\n"
                            + result.err.decode(errors="replace")[-2000:])
     return result

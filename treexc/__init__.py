@@ -30,16 +30,23 @@ __all__ = ["train_supervised", "load_model", "train_lm", "load_lm", "TreexcError
 def train_supervised(input, **flags):
     """Train a classifier on a fastText-format file; flags as fastText's
     (``lr``, ``dim``, ``epoch``, ``wordNgrams``, ``loss``, ...).  ``verbose``
-    defaults to 0 here."""
+    defaults to 0 here.  With ``autotuneValidationFile`` (and
+    ``autotuneMetric``, ``autotunePredictions``, ``autotuneDuration``), the
+    model of the flags that scored best on it within the duration."""
     # imported here, not above: `import treexc` loads neither numpy nor Numba
     from . import jitstart
-    from .classify.options import make_args
+    from .classify.autotune import autotune, manual_fields
+    from .classify.options import AUTOTUNE_FLAGS, make_args, make_autotune_args
     from .classify.training import train_supervised as train
     from .runtime import reporter_factory
 
     jitstart.prepare()
     flags.setdefault("verbose", 0)
+    tune_flags = {name: flags.pop(name) for name in list(flags) if name in AUTOTUNE_FLAGS}
     args = make_args(input=input, **flags)
+    tune = make_autotune_args(**tune_flags)
+    if tune.autotuneValidationFile:  # fastText's autotune: the best flags' model
+        return autotune(args, tune, manual_fields(flags), sys.stderr)
     return train(args, reporter_factory(args.verbose, sys.stderr, live=False)())
 
 

@@ -185,8 +185,9 @@ def check_weights_in_range(named_weights, epochs, lr):
 def run_workers(n_threads, work, control, poll, interval=0.1):
     """Run ``work(t)`` for ``t`` in ``range(n_threads)`` in threads (``work``
     calls a nogil kernel), calling ``poll()`` every ``interval`` seconds until
-    all are done.  On Ctrl-C or an error in a worker, ``control[0] = 1`` asks
-    the kernels to stop; the first error is re-raised here."""
+    all are done.  On Ctrl-C, an error raised by ``poll()`` or an error in a
+    worker, ``control[0] = 1`` asks the kernels to stop; the error is
+    re-raised here once they have."""
     errors = []
 
     def guarded(t):
@@ -209,7 +210,7 @@ def run_workers(n_threads, work, control, poll, interval=0.1):
             alive[0].join(interval)
             poll()
             alive = [th for th in alive if th.is_alive()]
-    except KeyboardInterrupt:
+    except BaseException:  # Ctrl-C, or poll() stopping the run (autotune's deadline)
         control[0] = 1
         for th in threads:
             th.join()

@@ -3,6 +3,11 @@
 Only lines with at least one label and one feature are examples.  Precision
 is correct predictions over predictions made, recall correct predictions
 over gold labels (a label repeated on a line counts twice, as in fastText).
+
+Autotune's metrics (fastText's ``Meter``): F1 over all predictions, and the
+precision-recall curve swept by a threshold on the predictions'
+probabilities, for all labels or one: the best precision at a least recall,
+the best recall at a least precision.
 """
 
 import math
@@ -20,9 +25,15 @@ class Meter:
     label_predicted: np.ndarray
     label_gold: np.ndarray
     label_correct: np.ndarray
+    # per prediction (flattened), for the curves: label, probability, correct
+    pred_label: np.ndarray = None
+    pred_prob: np.ndarray = None
+    pred_correct: np.ndarray = None
 
     @classmethod
-    def from_predictions(cls, corpus, labels, counts, n_labels):
+    def from_predictions(cls, corpus, labels, counts, n_labels, log_probs=None):
+        """``log_probs`` (the predictions' log-probabilities, as
+        ``Model.predict_corpus`` returns them) are needed by the curves only."""
         n_gold_per_line = np.diff(corpus.label_off)
         has_feats = np.diff(corpus.feat_off) > 0
         example = (n_gold_per_line > 0) & has_feats
@@ -43,7 +54,10 @@ class Meter:
             n_correct=int(correct.sum()),
             label_predicted=np.bincount(pred_label, minlength=n_labels),
             label_gold=np.bincount(gold_label, minlength=n_labels),
-            label_correct=np.bincount(pred_label[correct], minlength=n_labels))
+            label_correct=np.bincount(pred_label[correct], minlength=n_labels),
+            pred_label=pred_label, pred_correct=correct,
+            pred_prob=None if log_probs is None
+            else np.minimum(np.exp(log_probs[lines][valid]), 1.0))
 
     def precision(self):
         return self.n_correct / self.n_predicted if self.n_predicted else math.nan
@@ -64,3 +78,51 @@ class Meter:
         if math.isnan(p) or math.isnan(r) or p + r == 0:
             return math.nan
         return 2 * p * r / (p + r)
+
+    def f1(self):
+        """F1 of precision and recall over all labels (NaN when both are 0)."""
+        p, r = self.precision(), self.recall()
+        if math.isnan(p) or math.isnan(r) or p + r == 0:
+            return math.nan
+        return 2 * p * r / (p + r)
+
+    def precision_recall_curve(self, label=None):
+        """``(precision, recall)`` arrays of the thresholds between the
+        predictions' probabilities, from the highest down (tied
+        probabilities are one point), up to the first reaching full recall,
+        then the point (1, 0), as fastText's.  Over all labels, or the
+        predictions of ``label`` (an id) and its gold count."""
+        if self.pred_prob is None:
+            raise ValueError("the curve needs the predictions' probabilities")
+        mine = slice(None) if label is None else self.pred_label == label
+        prob, correct = self.pred_prob[mine], self.pred_correct[mine]
+        golds = self.n_gold if label is None else int(self.label_gold[label])
+        if len(prob) == 0:  # no predictions: no curve at all (fastText's too)
+            return np.zeros(0), np.zeros(0)
+        order = np.argsort(-prob, kind="stable")
+        prob, correct = prob[order], correct[order]
+        tp = np.cumsum(correct)
+        fp = np.cumsum(~correct)
+        # the last prediction of each group of equal probabilities
+        ends = np.flatnonzero(np.append(prob[1:] != prob[:-1], True))
+        tp, fp = tp[ends], fp[ends]
+        full = np.flatnonzero(tp >= golds)
+        if len(full):
+            tp, fp = tp[:full[0] + 1], fp[:full[0] + 1]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            precision = np.where(tp + fp > 0, tp / np.maximum(tp + fp, 1), 0.0)
+            recall = tp / golds if golds else np.full(len(tp), math.nan)
+        return np.append(precision, 1.0), np.append(recall, 0.0)
+
+    def precision_at_recall(self, recall, label=None):
+        """Best precision among the curve's points of recall >= ``recall`` (0 if none)."""
+        precision, recalls = self.precision_recall_curve(label)
+        reached = precision[recalls >= recall]
+        return float(reached.max()) if len(reached) else 0.0
+
+    def recall_at_precision(self, precision, label=None):
+        """Best recall among the curve's points of precision >= ``precision``."""
+        precisions, recalls = self.precision_recall_curve(label)
+        reached = recalls[precisions >= precision]
+        reached = reached[~np.isnan(reached)]
+        return float(reached.max()) if len(reached) else 0.0

@@ -9,6 +9,7 @@ line and as ``train_supervised(wordNgrams=2)`` in Python.
 
 from dataclasses import dataclass
 
+from ..errors import TreexcError
 from ..loss.registry import ALIASES as LOSS_ALIASES
 from ..loss.registry import AUTO, LOSSES, loss
 from ..options import (
@@ -17,6 +18,7 @@ from ..options import (
     bad_option,
     check_fields,
     default_threads,  # noqa: F401 (classify.model takes it from here)
+    flag_names,
     option,
     options_from_flags,
 )
@@ -146,6 +148,92 @@ class Args:
         return f"output layer: {self.loss}{arity} (-loss auto: {why})"
 
 
+@dataclass
+class AutotuneArgs:
+    """fastText's autotune flags (``supervised`` only; never saved with the
+    model: a tuned model's file is that of a plain run with the chosen flags).
+    Each is spelled as fastText's command line (``-autotune-validation``),
+    as its Python API (``autotuneValidationFile``) and in camelCase."""
+    autotuneValidationFile: str = option(
+        "", "autotune: validation file; searches the flags that score best on it",
+        saved=False, flags=("autotune-validation", "autotuneValidation",
+                            "autotuneValidationFile"))
+    autotuneMetric: str = option(
+        "f1", "autotune: metric to maximise: f1, f1:LABEL, precisionAtRecall:R[:LABEL] "
+        "or recallAtPrecision:P[:LABEL] (R and P in percent)", saved=False,
+        flags=("autotune-metric", "autotuneMetric"))
+    autotunePredictions: int = option(
+        1, "autotune: labels predicted per line when scoring (-1 = all)", saved=False,
+        flags=("autotune-predictions", "autotunePredictions"))
+    autotuneDuration: int = option(
+        300, "autotune: search time in seconds", saved=False, at_least=1,
+        flags=("autotune-duration", "autotuneDuration"))
+    autotuneModelSize: str = option(
+        "", "autotune: largest model file (e.g. 2M; needs quantize)", saved=False,
+        flags=("autotune-modelsize", "autotuneModelSize"))
+
+
+AUTOTUNE_FIELDS = tuple(AutotuneArgs.__dataclass_fields__)
+AUTOTUNE_FLAGS = frozenset(name for field in AutotuneArgs.__dataclass_fields__.values()
+                           for name in flag_names(field))
+
+# The metrics' names: "f1" alone or with ":LABEL"; the curve metrics with a
+# percentage and an optional ":LABEL" (fastText's Args::getAutotuneMetric).
+CURVE_METRICS = ("precisionAtRecall", "recallAtPrecision")
+SIZE_UNITS = {"k": 10 ** 3, "K": 10 ** 3, "m": 10 ** 6, "M": 10 ** 6, "g": 10 ** 9,
+              "G": 10 ** 9}
+
+
+def parse_metric(text):
+    """``(name, value, label)`` of an ``-autotune-metric``: name ``f1`` or one
+    of :data:`CURVE_METRICS`, value the fraction (the flag says percent),
+    label the full label name or "" (all labels).  Refuses anything else."""
+    def bad(why):
+        raise TreexcError(f"-autotune-metric {text}: {why} (choose from f1, f1:LABEL, "
+                          "precisionAtRecall:R[:LABEL], recallAtPrecision:P[:LABEL])")
+
+    name, _, rest = text.partition(":")
+    if name == "f1":
+        if ":" in text and not rest:
+            bad("the label after f1: is empty")
+        return "f1", 0.0, rest
+    if name not in CURVE_METRICS:
+        bad("unknown metric")
+    number, _, label = rest.partition(":")
+    try:
+        value = float(number)
+    except ValueError:
+        bad(f"{number!r} is not a percentage")
+    if not 0.0 <= value <= 100.0:
+        bad(f"{number} is not a percentage between 0 and 100")
+    if rest.count(":") and not label:
+        bad("the label after the percentage is empty")
+    return name, value / 100.0, label
+
+
+def parse_model_size(text):
+    """Bytes of an ``-autotune-modelsize`` (``2M``, ``500k``, ``1G``, ``12345``)."""
+    number = text[:-1] if text[-1:] in SIZE_UNITS else text
+    if not number.isdigit() or int(number) == 0:
+        raise TreexcError(f"-autotune-modelsize {text}: not a size (e.g. 2M, 500k, 1G)")
+    return int(number) * SIZE_UNITS.get(text[-1:], 1)
+
+
+def make_autotune_args(**flags):
+    """AutotuneArgs from keyword flags (any spelling), checked."""
+    tune = options_from_flags(AutotuneArgs, flags)
+    check_fields(tune)
+    given = [name for name, value in flags.items() if value is not None]
+    if given and not tune.autotuneValidationFile:
+        raise TreexcError(f"-{given[0]} needs -autotune-validation FILE (the file the "
+                          "search scores its trials on)")
+    parse_metric(tune.autotuneMetric)
+    if tune.autotunePredictions < 1 and tune.autotunePredictions != -1:
+        bad_option("autotune-predictions", tune.autotunePredictions,
+                   "must be >= 1, or -1 for all labels")
+    if tune.autotuneModelSize:
+        parse_model_size(tune.autotuneModelSize)
+    return tune
 
 
 def make_args(**flags):

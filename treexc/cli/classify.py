@@ -6,7 +6,13 @@ import sys
 
 import click
 
-from ..classify.options import Args, make_args
+from ..classify.options import (
+    AUTOTUNE_FIELDS,
+    Args,
+    AutotuneArgs,
+    make_args,
+    make_autotune_args,
+)
 from ..classify.quantize_options import QuantizeArgs
 from ..options import option_values
 from .common import (
@@ -24,6 +30,7 @@ from .common import (
 
 @click.command(cls=FastTextCommand, context_settings={"show_default": False})
 @option_flags(Args)
+@option_flags(AutotuneArgs)
 def supervised(**flags):
     """Train a supervised classifier.
 
@@ -31,14 +38,18 @@ def supervised(**flags):
     treexc supervised -input train.txt -output model -epoch 25 -wordNgrams 2
     treexc supervised -input train.txt -output model -loss hs
     treexc supervised -input train.txt -output model -tree learned -arity 16 -depth 3
+    treexc supervised -input train.txt -output model -autotune-validation valid.txt
     """
     # imported here, not above: only a running command loads numpy and Numba
+    from ..classify.autotune import autotune, manual_fields
     from ..classify.training import train_supervised
     from ..io.publish import OutputSet, interrupt_on_signals
     from ..io.vectors import write_vec
     from ..runtime import reporter_factory
 
+    tune_flags = {name: flags.pop(name) for name in AUTOTUNE_FIELDS}
     args = make_args(**flags)
+    tune = make_autotune_args(**tune_flags)
     bin_path, vec_path, out_path = (args.output + ext for ext in (".bin", ".vec", ".output"))
     # published together, the .bin last (see publish.py)
     finals = ([out_path] if args.saveOutput else []) + [vec_path, bin_path]
@@ -46,7 +57,10 @@ def supervised(**flags):
     outputs = OutputSet(finals)
     with interrupt_on_signals(), outputs:
         outputs.remove_stale()
-        model = train_supervised(args, reporter_factory(args.verbose, sys.stderr)())
+        if tune.autotuneValidationFile:  # the flags that score best on it, and their model
+            model = autotune(args, tune, manual_fields(flags), sys.stderr)
+        else:
+            model = train_supervised(args, reporter_factory(args.verbose, sys.stderr)())
         outputs.write(bin_path, model.save_model)
         outputs.write(vec_path, lambda tmp: write_vec(tmp, model.get_words(),
                                                       model.word_vectors()))
