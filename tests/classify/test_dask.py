@@ -106,3 +106,18 @@ def test_bad_inputs_are_one_line(tmp_path, model_path, cluster):
     user_error(["predict", model_path, model_path, "-dask", "local:0"], "local:N, N >= 1")
     user_error(["predict", model_path, pattern, "-daskOutput", str(tmp_path)],
                "-daskOutput needs -dask SCHEDULER")
+
+
+def test_dataframe_column_equals_predict(tmp_path, model_path, topic_lines, client):
+    dd = pytest.importorskip("dask.dataframe", reason="dask.dataframe (pandas) is not "
+                             "installed: the dataframe route is not tested")
+    import pandas as pd
+
+    text = topic_lines(50, seed=3)
+    joined = tmp_path / "all.txt"
+    joined.write_text("\n".join(text) + "\n")
+    frame = dd.from_pandas(pd.DataFrame({"text": text}), npartitions=3)
+    got = treexc_dask.predict_series(frame["text"], model_path, k=2).compute()
+    assert got.tolist() == treexc_cli("predict", model_path, str(joined), "2") \
+        .decode().splitlines()
+    assert got.index.tolist() == list(range(50))

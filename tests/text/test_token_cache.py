@@ -177,3 +177,20 @@ def test_cache_folder_must_exist(tmp_path, topic_file):
     with pytest.raises(TreexcError, match="does not exist"):
         treexc.train_supervised(path, epoch=1, dim=4, thread=1, verbose=0,
                                 cache=str(tmp_path / "nope"))
+
+
+def test_interrupted_build_leaves_nothing_in_the_cache_folder(tmp_path, monkeypatch,
+                                                               topic_file):
+    path = topic_file(tmp_path / "train.txt", n=100)
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    args = Args(input=path, output="x", cache=str(cache))
+
+    def interrupted(*a, **k):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(token_cache.Dictionary, "encode", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        with token_cache.training_corpus(args, "t", lambda: None, Recorder()):
+            pass
+    assert list(cache.iterdir()) == []

@@ -74,6 +74,15 @@ class ArrayParts:
         for part in self.parts.values():
             part["file"].close()
 
+    def discard(self):
+        """Close and remove the part files (a build that failed)."""
+        self.close()
+        for part in self.parts.values():
+            try:
+                os.unlink(part["path"])
+            except OSError:
+                pass
+
     def write(self, path):
         """Write the data file ``path`` (under a temporary name, then
         renamed) and remove the parts; returns ``(directory, size)``."""
@@ -101,11 +110,7 @@ class ArrayParts:
         except OSError as e:  # a part that vanished, a full disk
             raise TreexcError(f"{path}: cannot write: {e.strerror or e}") from None
         finally:
-            for part in self.parts.values():
-                try:
-                    os.unlink(part["path"])
-                except OSError:
-                    pass
+            self.discard()
         return directory, size
 
 

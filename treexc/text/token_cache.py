@@ -208,9 +208,13 @@ def build_cache(args, name, base, read_pretrained, key):
         if pretrained is not None:
             dictionary.add_words(pretrained[0])
         parts = ArrayParts(base, CORPUS_ARRAYS)
-        text = encode_pieces(dictionary, spool_path or source, parts)
-        if before is not None and file_identity(source) != before:
-            raise TreexcError(f"{name}: changed while it was read; train again")
+        try:
+            text = encode_pieces(dictionary, spool_path or source, parts)
+            if before is not None and file_identity(source) != before:
+                raise TreexcError(f"{name}: changed while it was read; train again")
+        except BaseException:  # an error, Ctrl-C: no part file left in -cache DIR
+            parts.discard()
+            raise
         directory, size = parts.write(base + ".tokens")
     except OSError as e:  # a spool or part file: a full disk
         raise TreexcError(f"token cache in {folder}: cannot write: {e.strerror or e}") \
