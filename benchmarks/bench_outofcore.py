@@ -7,17 +7,15 @@ main's HEAD, run with PYTHONPATH) on 1x and 4x.
     git worktree add --detach /tmp/wt_main main   # main's code, once
     .venv/bin/python benchmarks/bench_outofcore.py --main /tmp/wt_main
 
-Flags: -epoch 1 -dim 50 -loss hs -thread 2 (fastText: the same keywords).
-Each round runs every case once, interleaved (this tree 1x, this tree 1x
-with -bucket 0, main 1x, fastText 1x; then, in the first --repeat4
-rounds, this tree 4x and main 4x); the table gives the medians of
---repeat rounds, then the 16x file once (this tree only: main would hold
-the 1.6 GB text and its encoding in memory).  fastText drops its n-gram
-buckets when nothing uses them (-wordNgrams 1, -maxn 0), treexc keeps
--bucket's 2,000,000 rows in the input matrix (its model files stay as
-they were): the -bucket 0 case has fastText's matrix sizes.  Peak memory is the child
-process's ru_maxrss; words/sec/thread is each tool's own final progress
-figure (tokens trained / training seconds / threads).
+Flags: -epoch 1 -dim 50 -loss hs -thread 2 (fastText: the same keywords;
+both drop the n-gram buckets, which -wordNgrams 1 leaves unused).  Round r
+runs, one after the other: this tree 1x, main 1x, fastText 1x; in round 1
+also this tree on the 16x file (once: main would hold the 1.6 GB text and
+its encoding in memory); in the first --repeat4 rounds this tree 4x and
+main 4x.  The table gives medians over the rounds.  Peak memory is the
+child process's ru_maxrss; words/sec/thread is each tool's own final
+progress figure (tokens trained / training seconds / threads); wall is the
+whole command (reading, encoding, training, writing .bin and .vec).
 """
 
 import argparse
@@ -82,31 +80,27 @@ def main():
     os.makedirs(WORK, exist_ok=True)
     files = {n: repeated(n) for n in ((1, 4) if a.no16 else (1, 4, 16))}
     here = str(harness.REPO)
-    cases = [("treexc (token cache)", 1, lambda: treexc(here, files[1])),
-             ("treexc (token cache) -bucket 0", 1,
-              lambda: treexc(here, files[1], ["-bucket", "0"])),
-             ("main (in memory)", 1, lambda: treexc(a.main, files[1])),
-             ("fastText 0.9.2", 1, lambda: fasttext(files[1])),
-             ("treexc (token cache)", 4, lambda: treexc(here, files[4])),
-             ("main (in memory)", 4, lambda: treexc(a.main, files[4]))]
+    ours = "treexc (token cache)"
     results = {}
     for r in range(a.repeat):
-        for name, times, case in cases:
-            if times == 4 and r >= a.repeat4:
-                continue
+        steps = [(ours, 1, lambda: treexc(here, files[1])),
+                 ("main (in memory)", 1, lambda: treexc(a.main, files[1])),
+                 ("fastText 0.9.2", 1, lambda: fasttext(files[1]))]
+        if r == 0 and not a.no16:
+            steps.append((ours, 16, lambda: treexc(here, files[16])))
+        if r < a.repeat4:
+            steps += [(ours, 4, lambda: treexc(here, files[4])),
+                      ("main (in memory)", 4, lambda: treexc(a.main, files[4]))]
+        for name, times, case in steps:
             figures = case()
             harness.log(f"round {r + 1}: {name} {times}x: {figures}")
             results.setdefault((name, times), []).append(figures)
-    if not a.no16:
-        figures = treexc(here, files[16])
-        harness.log(f"{'treexc (token cache)'} 16x: {figures}")
-        results[("treexc (token cache)", 16)] = [figures]
     load = subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
-    print(f"flags: {harness.flags_text(FLAGS)}; medians of {a.repeat} interleaved rounds "
-          f"(4x: the first {a.repeat4}; 16x: one run); load: {load}\n")
+    print(f"flags: {harness.flags_text(FLAGS)}; medians of {a.repeat} rounds (4x: "
+          f"{a.repeat4}; 16x: one run); load at the end: {load}\n")
     print("| code | input | peak memory (MiB) | words/sec/thread | wall (s) | runs |")
     print("|---|---|---:|---:|---:|---:|")
-    for (name, times), runs in results.items():
+    for (name, times), runs in sorted(results.items(), key=lambda x: (x[0][1], x[0][0])):
         med = {k: statistics.median(x[k] for x in runs) for k in runs[0]}
         print(f"| {name} | {times}x | {med['maxrss']:.0f} | {med['wps']:,.0f} | "
               f"{med['wall']:.1f} | {len(runs)} |")
