@@ -194,3 +194,16 @@ def test_interrupted_build_leaves_nothing_in_the_cache_folder(tmp_path, monkeypa
         with token_cache.training_corpus(args, "t", lambda: None, Recorder()):
             pass
     assert list(cache.iterdir()) == []
+
+
+def test_training_from_a_reused_cache_gives_the_same_model(tmp_path, topic_file):
+    path = topic_file(tmp_path / "train.txt", n=200)
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    flags = dict(epoch=2, dim=8, thread=1, seed=2, verbose=0, loss="hs", wordNgrams=2,
+                 bucket=1000)
+    want = _sha(treexc.train_supervised(path, **flags), tmp_path / "a.bin")
+    for name in ("b", "c"):  # built, then reused
+        assert _sha(treexc.train_supervised(path, cache=str(cache), **flags),
+                    tmp_path / f"{name}.bin") == want
+    assert len(list(cache.glob("*.tokens"))) == 1

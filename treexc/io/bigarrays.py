@@ -118,38 +118,39 @@ def _nbytes(entry):
     return np.dtype(entry["dtype"]).itemsize * int(np.prod(entry["shape"]))
 
 
-def check_data_file(path, directory, size):
-    """Raise :class:`TreexcError` (why) unless ``path`` is the data file
-    that ``directory`` and ``size`` describe, every checksum verified."""
+def check_data_file(f, path, directory, size):
+    """Raise :class:`TreexcError` (why) unless the open file ``f`` (named
+    ``path``) is the data file that ``directory`` and ``size`` describe,
+    every checksum verified.  Map the same open file (:class:`MappedArrays`):
+    a file renamed over ``path`` meanwhile is not the one checked."""
     try:
-        with open(path, "rb") as f:
-            actual = os.fstat(f.fileno()).st_size
-            preamble = f.read(_PREAMBLE.size)
-            if len(preamble) < _PREAMBLE.size or preamble[:8] != DATA_MAGIC:
-                raise TreexcError(f"{path}: not a treexc data file (wrong magic number)")
-            _, version, _, n_arrays = _PREAMBLE.unpack(preamble)
-            if version != DATA_VERSION:
-                raise TreexcError(f"{path}: data format version {version}, not "
-                                  f"{DATA_VERSION}")
-            if actual != size or n_arrays != len(directory):
-                raise TreexcError(f"{path}: truncated or foreign data file ({actual} "
-                                  f"bytes, expected {size})")
-            f.seek(size - len(DATA_END))
-            if f.read(len(DATA_END)) != DATA_END:
-                raise TreexcError(f"{path}: corrupt data file (no end marker)")
-            block = bytearray(_COPY_BLOCK)
-            for entry in directory:
-                f.seek(entry["offset"])
-                left, crc = _nbytes(entry), 0
-                while left:
-                    n = f.readinto(memoryview(block)[:min(left, len(block))])
-                    if not n:
-                        raise TreexcError(f"{path}: truncated data file")
-                    crc = zlib.crc32(memoryview(block)[:n], crc)
-                    left -= n
-                if crc != entry["crc32"]:
-                    raise TreexcError(f"{path}: corrupt data file (checksum mismatch in "
-                                      f"array '{entry['name']}')")
+        actual = os.fstat(f.fileno()).st_size
+        f.seek(0)
+        preamble = f.read(_PREAMBLE.size)
+        if len(preamble) < _PREAMBLE.size or preamble[:8] != DATA_MAGIC:
+            raise TreexcError(f"{path}: not a treexc data file (wrong magic number)")
+        _, version, _, n_arrays = _PREAMBLE.unpack(preamble)
+        if version != DATA_VERSION:
+            raise TreexcError(f"{path}: data format version {version}, not {DATA_VERSION}")
+        if actual != size or n_arrays != len(directory):
+            raise TreexcError(f"{path}: truncated or foreign data file ({actual} bytes, "
+                              f"expected {size})")
+        f.seek(size - len(DATA_END))
+        if f.read(len(DATA_END)) != DATA_END:
+            raise TreexcError(f"{path}: corrupt data file (no end marker)")
+        block = bytearray(_COPY_BLOCK)
+        for entry in directory:
+            f.seek(entry["offset"])
+            left, crc = _nbytes(entry), 0
+            while left:
+                n = f.readinto(memoryview(block)[:min(left, len(block))])
+                if not n:
+                    raise TreexcError(f"{path}: truncated data file")
+                crc = zlib.crc32(memoryview(block)[:n], crc)
+                left -= n
+            if crc != entry["crc32"]:
+                raise TreexcError(f"{path}: corrupt data file (checksum mismatch in array "
+                                  f"'{entry['name']}')")
     except OSError as e:
         raise TreexcError(f"{path}: cannot read: {e.strerror or e}") from None
 
@@ -160,10 +161,9 @@ class MappedArrays:
     arrays like those made in memory (the kernels compile once for both);
     nothing writes to them."""
 
-    def __init__(self, path, directory):
+    def __init__(self, f, path, directory):
         try:
-            with open(path, "rb") as f:
-                self._map = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_COPY)
+            self._map = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_COPY)
         except (OSError, ValueError) as e:
             raise TreexcError(f"{path}: cannot map: {getattr(e, 'strerror', None) or e}") \
                 from None

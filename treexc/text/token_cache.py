@@ -286,13 +286,23 @@ def load_cache(base, key, args, verbose_info):
         if key is not None and header.get("key") != key:
             raise TreexcError(f"{index}: made from another input, options or version")
         directory = header["directory"]
-        if [e["name"] for e in directory] != [a for a, _ in CORPUS_ARRAYS]:
+        if [(e["name"], e["dtype"], len(e["shape"])) for e in directory] != \
+                [(a, np.dtype(t).str, 1) for a, t in CORPUS_ARRAYS]:
             raise TreexcError(f"{index}: not a token cache of this version")
-        check_data_file(base + ".tokens", directory, header["data_size"])
-        dictionary = Dictionary(arrays["pool"], arrays["entry_off"], arrays["entry_len"],
-                                arrays["counts"], header["nwords"], args.label,
+        tokens = base + ".tokens"
+        try:
+            f = open(tokens, "rb")
+        except OSError as e:
+            raise TreexcError(f"{tokens}: cannot read: {e.strerror}") from None
+        with f:  # checked and mapped through one descriptor: the same file
+            check_data_file(f, tokens, directory, header["data_size"])
+            mapped = MappedArrays(f, tokens, directory)
+        # copies: the loaded arrays are read-only, which Numba compiles apart
+        d = {name: np.array(arrays[name]) for name in ("pool", "entry_off", "entry_len",
+                                                       "counts")}
+        dictionary = Dictionary(d["pool"], d["entry_off"], d["entry_len"],
+                                d["counts"], header["nwords"], args.label,
                                 args.wordNgrams, args.bucket, args.minn, args.maxn)
-        mapped = MappedArrays(base + ".tokens", directory)
         _check_shape(index, header, mapped.arrays)
     except (TreexcError, KeyError, TypeError, ValueError) as e:
         why = str(e) if isinstance(e, TreexcError) else f"{index}: corrupt header"
