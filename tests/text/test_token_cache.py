@@ -207,3 +207,20 @@ def test_training_from_a_reused_cache_gives_the_same_model(tmp_path, topic_file)
         assert _sha(treexc.train_supervised(path, cache=str(cache), **flags),
                     tmp_path / f"{name}.bin") == want
     assert len(list(cache.glob("*.tokens"))) == 1
+
+
+def test_cli_says_at_verbose_2_when_it_reuses_or_rebuilds(tmp_path, topic_file):
+    from cli_util import ok
+
+    path = topic_file(tmp_path / "train.txt", n=100)
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    cmd = ["supervised", "-input", path, "-output", tmp_path / "m", "-epoch", "1", "-dim",
+           "4", "-thread", "1", "-cache", cache]
+    assert "token cache: written to" in ok(cmd + ["-verbose", "2"]).output
+    assert "token cache: reusing" in ok(cmd + ["-verbose", "2"]).output
+    assert "token cache" not in ok(cmd + ["-verbose", "1"]).output
+    tokens, = cache.glob("*.tokens")
+    tokens.write_bytes(tokens.read_bytes()[:64])
+    out = ok(cmd + ["-verbose", "2"]).output
+    assert "truncated or foreign data file" in out and "rebuilding it" in out
