@@ -33,6 +33,7 @@ training ends (also on errors and signals).  With it the cache is kept in
 again, so its cache goes to a temporary folder inside ``DIR``.
 """
 
+import ctypes
 import hashlib
 import json
 import os
@@ -55,6 +56,24 @@ ENCODING_OPTIONS = ("minCount", "minCountLabel", "wordNgrams", "bucket", "minn",
                     "label")
 CORPUS_ARRAYS = (("feat_off", np.int64), ("feats", np.int32), ("label_off", np.int64),
                  ("labels", np.int32), ("ntokens", np.int32))
+
+
+# glibc's mallopt parameter: requests of at least this many bytes are mapped
+# on their own and given back to the system when freed
+_M_MMAP_THRESHOLD = -3
+
+
+def give_back_large_buffers():
+    """Have malloc map every buffer of 256 KiB or more on its own, so that
+    freeing it returns the memory.  glibc's default moves the threshold up
+    to the size of the largest buffer freed, after which the 4 MiB pieces
+    of text and their arrays come from the heap, which keeps what was freed:
+    counting gutenberg_books x4 held 226 MiB (84 MiB after malloc_trim),
+    with this 88 MiB throughout.  Process-wide; a no-op without glibc."""
+    try:
+        ctypes.CDLL("libc.so.6").mallopt(_M_MMAP_THRESHOLD, 256 << 10)
+    except (OSError, AttributeError):
+        pass
 
 
 def file_identity(path):
@@ -182,6 +201,7 @@ def build_cache(args, name, base, read_pretrained, key):
     returns what ``read_pretrained()`` gave."""
     folder = os.path.dirname(base)
     source = args.input
+    give_back_large_buffers()
     before = None if source == "-" else file_identity(source)
     spool_path = None
     spool = None
