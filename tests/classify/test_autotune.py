@@ -55,19 +55,20 @@ def test_finds_better_flags_than_the_defaults(data):
     started = time.monotonic()
     model = treexc.train_supervised(train, thread=1, autotuneValidationFile=valid,
                                     autotuneDuration=8)
-    assert time.monotonic() - started < 8 + 5
+    assert time.monotonic() - started < 8 + 8  # slack for a loaded machine
     _, tuned_p1, _ = model.test(valid)
     assert default_p1 < 0.8 and tuned_p1 >= default_p1 + 0.15, (default_p1, tuned_p1)
 
 
 def test_budget_respected(data):
-    # -epoch 5000, not searched: even the first trial's ninth (556 epochs)
-    # takes many times the budget, and is cut short
-    s = search(*data, duration=2, epoch=5000)
+    # -epoch 50000, not searched: even the first trial's ninth (5,556 epochs,
+    # 23M tokens) takes many times the budget on any machine, and is cut short
+    # (-epoch 5000 finished within 2 s on an idle machine)
+    s = search(*data, duration=2, epoch=50000)
     started = time.monotonic()
     with pytest.raises(treexc.TreexcError, match="no trial finished within 2 s"):
         s.run()
-    assert time.monotonic() - started < 2 + 2
+    assert time.monotonic() - started < 2 + 5  # slack for a loaded machine
     assert "Warning : epoch is manually set to a specific value." in s.stream.getvalue()
 
 

@@ -92,6 +92,10 @@ class Args:
     verbose: int = option(2, "verbosity level: 0 silent, 1 summary, 2 progress", saved=False)
     pretrainedVectors: str = option("", "pretrained word vectors (.vec) for supervised "
                                     "learning", saved=False)
+    cache: str = option("", "folder of the token cache (the training file encoded once, read "
+                        "from disk by every epoch): kept there and reused when the same "
+                        "file is trained again with the same encoding options; empty = a "
+                        "temporary folder, removed after training", saved=False)
     saveOutput: bool = option(False, "also write the output matrix to OUTPUT.output")
     seed: int = option(0, "random generator seed; with -thread 1 training is reproducible",
                        at_least=0)

@@ -10,11 +10,11 @@ from dataclasses import replace
 import numpy as np
 
 from .. import memory
-from ..io.textio import display_name, read_text
+from ..io.textio import display_name
 from ..io.vectors import read_vec
 from ..loss.registry import loss
 from ..runtime import SilentReporter, check_weights_in_range
-from ..text.dictionary import build_dictionary
+from ..text.token_cache import training_corpus
 from ..trees.builders import build_tree, fit_depth
 from ..trees.capacity import CLASSIFIER_FLAGS
 from .model import Model
@@ -29,18 +29,29 @@ def train_supervised(args, reporter=None, initial_tree=None):
     name = display_name(args.input)
     # what the options alone ask for (bucket x dim, arity), before reading
     memory.refuse_oversized(memory.supervised_parts(args))
-    data = read_text(args.input)
-    dictionary = build_dictionary(data, args, name)
-    pretrained = None
-    if args.pretrainedVectors:
-        pretrained = read_vec(args.pretrainedVectors, args.dim, args.label)
-        dictionary.add_words(pretrained[0])
-    corpus = dictionary.encode(data)
-    del data
-    reporter.info(f"Read {int(corpus.ntokens.sum()) // 1000000}M words")
-    reporter.info(f"Number of words:  {dictionary.nwords}")
-    reporter.info(f"Number of labels: {dictionary.nlabels}")
-    corpus.skip_bare_lines(dictionary.eos_id(), name)  # warns; raises if nothing is left
+
+    def verbose_info(message):
+        if args.verbose >= 2:
+            reporter.info(message)
+
+    with training_corpus(args, name, lambda: read_pretrained(args), verbose_info) \
+            as (dictionary, corpus, pretrained):
+        reporter.info(f"Read {int(corpus.ntokens.sum()) // 1000000}M words")
+        reporter.info(f"Number of words:  {dictionary.nwords}")
+        reporter.info(f"Number of labels: {dictionary.nlabels}")
+        corpus.report_bare_lines(name)  # warns; raises if nothing is left
+        return train_on_corpus(args, reporter, initial_tree, dictionary, corpus, pretrained)
+
+
+def read_pretrained(args):
+    """``(words, vectors)`` of -pretrainedVectors, or None."""
+    if not args.pretrainedVectors:
+        return None
+    return read_vec(args.pretrainedVectors, args.dim, args.label)
+
+
+def train_on_corpus(args, reporter, initial_tree, dictionary, corpus, pretrained):
+    """Train on an encoded corpus (the token cache's mapping)."""
     chosen = args.resolve_auto_loss(dictionary.nlabels)
     if chosen:
         reporter.info(chosen)

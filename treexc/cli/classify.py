@@ -2,6 +2,7 @@
 test-label, print-word-vectors, print-sentence-vectors, dump."""
 
 import math
+import os
 import sys
 
 import click
@@ -86,9 +87,23 @@ def output_row_names(model):
 
 
 
+def dask_options(f):
+    """``-dask SCHEDULER`` and ``-daskOutput DIR``: the route of predict and
+    predict-prob over a set of files on a Dask cluster (treexc/dask.py)."""
+    f = click.option("-daskOutput", "dask_output", metavar="DIR", default=None,
+                     help="with -dask: each worker writes DIR/NAME.pred for input file "
+                     "NAME instead of sending the answers to standard output")(f)
+    return click.option("-dask", "dask_scheduler", metavar="SCHEDULER", default=None,
+                        help="predict INPUT, a file or a quoted glob ('shards/*.txt', one "
+                        "task per file, answers in file-name order), on a Dask cluster: "
+                        "tcp://HOST:8786, a scheduler file (.json) or local:N (N worker "
+                        "processes here); needs pip install 'treexc[dask]'")(f)
+
+
 @click.command(cls=NumberArgsCommand)
 @model_input_k_threshold(input_default="-")
-def predict(model_path, input_path, k, threshold):
+@dask_options
+def predict(model_path, input_path, k, threshold, dask_scheduler, dask_output):
     """Print the K most likely labels of each line of INPUT, one line of
     answers per line of input.
 
@@ -101,14 +116,16 @@ def predict(model_path, input_path, k, threshold):
     treexc predict model.bin test.txt 3
     treexc predict model.bin test.txt -1 0.1
     producer | treexc predict model.bin - | consumer
+    treexc predict model.bin 'shards/*.txt' 3 -dask tcp://scheduler:8786
     """
-    _predict(model_path, input_path, k, threshold, with_prob=False)
+    _predict(model_path, input_path, k, threshold, False, dask_scheduler, dask_output)
 
 
 
 @click.command("predict-prob", cls=NumberArgsCommand)
 @model_input_k_threshold(input_default="-")
-def predict_prob(model_path, input_path, k, threshold):
+@dask_options
+def predict_prob(model_path, input_path, k, threshold, dask_scheduler, dask_output):
     """Like predict, with each label's probability.
 
     \b
@@ -119,11 +136,15 @@ def predict_prob(model_path, input_path, k, threshold):
     \b
     producer | treexc predict-prob model.bin - 3 0.1 | consumer
     """
-    _predict(model_path, input_path, k, threshold, with_prob=True)
+    _predict(model_path, input_path, k, threshold, True, dask_scheduler, dask_output)
 
 
 
-def _predict(model_path, input_path, k, threshold, with_prob):
+def _predict(model_path, input_path, k, threshold, with_prob, dask_scheduler=None,
+             dask_output=None):
+    if dask_scheduler is not None or dask_output is not None:
+        return _predict_on_dask(model_path, input_path, k, threshold, with_prob,
+                                dask_scheduler, dask_output)
     # imported here, not above: only a running command loads numpy and Numba
     from ..classify.predict import stream_predictions
 
@@ -140,6 +161,34 @@ def _predict(model_path, input_path, k, threshold, with_prob):
     for chunk in stream_predictions(model_path, input_path, k, threshold, with_prob,
                                     kernel_model):
         write_stdout(chunk)
+
+
+def _predict_on_dask(model_path, input_path, k, threshold, with_prob, scheduler, out_dir):
+    from ..errors import TreexcError
+
+    if scheduler is None:
+        raise TreexcError("-daskOutput needs -dask SCHEDULER")
+    check_k_threshold(k, threshold)
+    try:
+        # imported here: dask is an optional extra, and heavy
+        from .. import dask as treexc_dask
+    except ImportError as e:
+        raise TreexcError(f"-dask needs dask.distributed ({e}): "
+                          "pip install 'treexc[dask]'") from None
+    from ..classify import firstlines
+    from ..io.textio import warn
+
+    paths = treexc_dask.expand_inputs(input_path)
+    if out_dir is not None and not os.path.isdir(out_dir):
+        raise TreexcError(f"-daskOutput {out_dir}: not a folder")
+    firstlines.load(model_path)  # a bad model file is refused here, not on each worker
+    with treexc_dask.connect(scheduler) as client:
+        for _, answers, warning in treexc_dask.predict_files(
+                client, paths, model_path, k, threshold, with_prob, out_dir):
+            if warning:
+                warn(warning)
+            if answers is not None:
+                write_stdout(answers)
 
 
 # _predict prepares Numba itself, when it needs the kernels (main._kernels_ready)

@@ -28,9 +28,10 @@ def format_rows(words, vectors):
 def write_vec(path, words, vectors):
     def write(f):
         f.write(f"{len(words)} {vectors.shape[1]}\n".encode())
-        # rows formatted at a time: about 2M values (their Python floats and
-        # text take ~100 MB), whatever the dimension
-        step = max(1, 2000000 // max(1, vectors.shape[1]))
+        # rows formatted at a time: about 200K values (their Python floats and
+        # text take ~10 MB), whatever the dimension; 2M values (~150 MB) made
+        # writing the .vec the peak of a whole training run's memory
+        step = max(1, 200000 // max(1, vectors.shape[1]))
         for i in range(0, len(words), step):
             # words keep their bytes, invalid UTF-8 included, as in fastText
             f.write(to_bytes(format_rows(words[i:i + step], vectors[i:i + step])))

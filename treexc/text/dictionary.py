@@ -31,6 +31,7 @@ class Corpus:
     ntokens: np.ndarray    # int32 (n_lines,): tokens per line, as fastText counts
     bare_first: int = -1   # first line (0-based) with labels but no words
     bare_count: int = 0
+    usable: bool = True    # some line has labels and words (drop_bare_lines)
 
     @property
     def n_lines(self):
@@ -47,9 +48,23 @@ class Corpus:
         (unknown words count: the line has text); a label below
         -minCountLabel next to known ones counts as a word here.
         """
+        self.drop_bare_lines(eos_id, last_piece=True)
+        self.report_bare_lines(name)
+
+    def report_bare_lines(self, name):
+        """The warning about the lines :meth:`drop_bare_lines` dropped, or
+        the error when no line is left to train on."""
+        report_bare_lines(name, self.bare_count, self.bare_first, self.usable)
+
+    def drop_bare_lines(self, eos_id, last_piece):
+        """The work of :meth:`skip_bare_lines` without its message, on a
+        corpus that may be one piece of a file (``last_piece``: whether the
+        file's last line is its last line): sets ``bare_count``,
+        ``bare_first`` (0-based in the piece) and ``usable`` (some line is
+        left to train on), and returns ``usable``."""
         n_labels = np.diff(self.label_off)
         has_eos = np.ones(self.n_lines, dtype=np.int64)
-        if self.n_lines:  # the last line has no </s> without a final newline
+        if self.n_lines and last_piece:  # no </s> without a final newline
             last = self.feats[self.feat_off[-2]:self.feat_off[-1]]
             has_eos[-1] = int(eos_id >= 0 and (last == eos_id).any())
         bare = (n_labels > 0) & (self.ntokens - n_labels - has_eos <= 0)
@@ -61,13 +76,20 @@ class Corpus:
             self.labels = self.labels[keep]
             self.label_off = np.concatenate([[0], np.cumsum(n_labels * ~bare)])
         usable = (np.diff(self.label_off) > 0) & (np.diff(self.feat_off) > 0)
-        what = (f"{len(lines)} line(s) with labels but no words (first: line "
-                f"{self.bare_first + 1})")
-        if not usable.any():
-            raise TreexcError(f"{name}: no line has both labels and words"
-                              + (f"; {what}" if len(lines) else ""))
-        if len(lines):
-            warn(f"{name}: {what} skipped")
+        self.usable = bool(usable.any())
+        return self.usable
+
+
+def report_bare_lines(name, bare_count, bare_first, usable):
+    """The warning about skipped bare lines, or the error when no line is
+    left to train on (``usable`` false)."""
+    what = (f"{bare_count} line(s) with labels but no words (first: line "
+            f"{bare_first + 1})")
+    if not usable:
+        raise TreexcError(f"{name}: no line has both labels and words"
+                          + (f"; {what}" if bare_count else ""))
+    if bare_count:
+        warn(f"{name}: {what} skipped")
 
 
 class Dictionary:
@@ -171,9 +193,33 @@ def check_duplicates(entry_off, entry_len, pool):
     return slots, entry_hash
 
 
+class TokenCounter:
+    """Counts the tokens of a file given piece by piece (pieces of whole
+    lines, but maybe the last), in memory bounded by its vocabulary:
+    ``counted()`` is what ``kernels.count_tokens`` gives for the whole file."""
+
+    def __init__(self):
+        *self._arrays, self._state = tk.new_count_arrays(1 << 20)
+
+    def add(self, data):
+        self._arrays = list(tk.count_more(data, *self._arrays, self._state))
+
+    def counted(self):
+        """``(entry_off, entry_len, counts, pool)``, as count_tokens."""
+        _, entry_off, entry_len, _, counts, pool = self._arrays
+        n, used = self._state[0], self._state[1]
+        return entry_off[:n], entry_len[:n], counts[:n], pool[:used]
+
+
 def build_dictionary(data, args, name):
     """Count the tokens of ``data`` and keep those passing the thresholds."""
-    entry_off, entry_len, counts, pool, n_lines, _ = tk.count_tokens(data)
+    return dictionary_from_counts(tk.count_tokens(data)[:4], args, name)
+
+
+def dictionary_from_counts(counted, args, name):
+    """The dictionary of counted tokens (``TokenCounter.counted``): the
+    tokens passing the thresholds."""
+    entry_off, entry_len, counts, pool = counted
     prefix = np.frombuffer(to_bytes(args.label), dtype=np.uint8)
     is_label = tk.mark_labels(entry_off, entry_len, pool, prefix)
     seen = counts > 0  # </s> has count 0 when the file has no newline

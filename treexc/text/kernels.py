@@ -98,18 +98,16 @@ def _count_until_full(buf, i, slots, entry_off, entry_len, entry_hash, entry_cou
 
 
 @njit(cache=True, nogil=True)
-def count_tokens(buf):
-    """Count every distinct token of ``buf`` (``</s>`` for each ``\\n``).
-
-    Returns ``(entry_off, entry_len, entry_count, pool, n_lines, max_len)``
-    with entries in order of first occurrence; entry 0 is ``</s>``.
-    """
+def new_count_arrays(pool_size):
+    """The arrays of an empty count (``</s>`` as entry 0), for
+    :func:`count_more`: ``(slots, entry_off, entry_len, entry_hash,
+    entry_count, pool, state)``."""
     cap = 1024
     entry_off = np.empty(cap, dtype=np.int64)
     entry_len = np.empty(cap, dtype=np.int32)
     entry_hash = np.empty(cap, dtype=np.uint64)
     entry_count = np.zeros(cap, dtype=np.int64)
-    pool = np.empty(max(64, len(buf) // 16), dtype=np.uint8)
+    pool = np.empty(max(64, pool_size), dtype=np.uint8)
     slots = np.full(2048, -1, dtype=np.int32)
     pool[:4] = eos_bytes()
     entry_off[0] = 0
@@ -117,6 +115,16 @@ def count_tokens(buf):
     entry_hash[0] = fnv_hash(pool, 0, 4)
     table_insert_slot(slots, entry_hash[0], 0)
     state = np.array([1, 4, 0, 4], dtype=np.int64)
+    return slots, entry_off, entry_len, entry_hash, entry_count, pool, state
+
+
+@njit(cache=True, nogil=True)
+def count_more(buf, slots, entry_off, entry_len, entry_hash, entry_count, pool, state):
+    """Count the tokens of ``buf``, the next piece of a file made of whole
+    lines (but maybe the last), into the arrays of :func:`new_count_arrays`;
+    returns them, grown where they had to (``state`` is updated in place).
+    Counting a file piece by piece gives the same entries in the same order
+    as counting it whole."""
     i = 0
     while True:
         i = _count_until_full(buf, i, slots, entry_off, entry_len, entry_hash,
@@ -125,7 +133,7 @@ def count_tokens(buf):
             break
         n_entries = state[0]
         if n_entries == len(entry_off):
-            cap *= 2
+            cap = 2 * len(entry_off)
             entry_off = _grow(entry_off, cap)
             entry_len = _grow(entry_len, cap)
             entry_hash = _grow(entry_hash, cap)
@@ -139,10 +147,24 @@ def count_tokens(buf):
             token_end += 1
         while state[1] + token_end - i > len(pool):
             pool = _grow(pool, 2 * len(pool))
-    n_entries, pool_used, n_lines, max_len = state[0], state[1], state[2], state[3]
     # bytes after the last newline form a line of their own
     if len(buf) > 0 and buf[len(buf) - 1] != 10:
-        n_lines += 1
+        state[2] += 1
+    return slots, entry_off, entry_len, entry_hash, entry_count, pool
+
+
+@njit(cache=True, nogil=True)
+def count_tokens(buf):
+    """Count every distinct token of ``buf`` (``</s>`` for each ``\\n``).
+
+    Returns ``(entry_off, entry_len, entry_count, pool, n_lines, max_len)``
+    with entries in order of first occurrence; entry 0 is ``</s>``.
+    """
+    slots, entry_off, entry_len, entry_hash, entry_count, pool, state = \
+        new_count_arrays(len(buf) // 16)
+    slots, entry_off, entry_len, entry_hash, entry_count, pool = count_more(
+        buf, slots, entry_off, entry_len, entry_hash, entry_count, pool, state)
+    n_entries, pool_used, n_lines, max_len = state[0], state[1], state[2], state[3]
     return (entry_off[:n_entries].copy(), entry_len[:n_entries].copy(),
             entry_count[:n_entries].copy(), pool[:pool_used].copy(), n_lines, max_len)
 

@@ -1,0 +1,110 @@
+"""Out-of-core training (issue 11, part 1): peak memory and words/sec/thread
+of `treexc supervised` reading its corpus from the token cache, on
+gutenberg_books' training file repeated 1, 4 and 16 times, against fastText
+0.9.2 on the 1x file and against main's in-memory code (a worktree of
+main's HEAD, run with PYTHONPATH) on 1x and 4x.
+
+    git worktree add --detach /tmp/wt_main main   # main's code, once
+    .venv/bin/python benchmarks/bench_outofcore.py --main /tmp/wt_main
+
+Flags: -epoch 1 -dim 50 -loss hs -thread 2 (fastText: the same keywords;
+both drop the n-gram buckets, which -wordNgrams 1 leaves unused).  Round r
+runs, one after the other: this tree 1x, main 1x, fastText 1x; in round 1
+also this tree on the 16x file (once: main would hold the 1.6 GB text and
+its encoding in memory); in the first --repeat4 rounds this tree 4x and
+main 4x.  The table gives medians over the rounds.  Peak memory is the
+child process's ru_maxrss; words/sec/thread is each tool's own final
+progress figure (tokens trained / training seconds / threads); wall is the
+whole command (reading, encoding, training, writing .bin and .vec).
+"""
+
+import argparse
+import json
+import os
+import re
+import shutil
+import statistics
+import subprocess
+
+import harness
+
+FLAGS = {"epoch": 1, "dim": 50, "loss": "hs", "thread": 2}
+WORK = "/tmp/treexc-outofcore"
+SOURCE = f"{harness.UNPACKED}/gutenberg_books/gutenberg_books.train.txt"
+WPS = re.compile(rb"words/sec/thread:\s*([0-9.]+)")
+
+
+def repeated(times):
+    """The training file repeated ``times`` times, made once under WORK."""
+    path = f"{WORK}/gutenberg_x{times}.txt"
+    if not os.path.exists(path):
+        need = os.path.getsize(SOURCE) * times * 3  # the text, its cache, the model
+        free = shutil.disk_usage(WORK).free
+        if free < need:
+            raise SystemExit(f"{WORK}: {free >> 20} MiB free, {need >> 20} MiB needed")
+        with open(path + ".tmp", "wb") as out:
+            for _ in range(times):
+                with open(SOURCE, "rb") as src:
+                    shutil.copyfileobj(src, out, 1 << 22)
+        os.replace(path + ".tmp", path)
+    return path
+
+
+def last_wps(*outputs):
+    found = [m for out in outputs for m in WPS.findall(out)]
+    return float(found[-1]) if found else float("nan")
+
+
+def treexc(code, train, extra=()):
+    """`treexc supervised` with the package of folder ``code`` first."""
+    env = dict(os.environ, PYTHONPATH=code)
+    r = harness.run([harness.TREEXC, "supervised", "-input", train, "-output",
+                     f"{WORK}/model", "-verbose", "1"] + harness.flag_list(FLAGS)
+                    + list(extra), env=env)
+    return {"maxrss": r.maxrss_mib, "wps": last_wps(r.out, r.err), "wall": r.wall}
+
+
+def fasttext(train):
+    r = harness.run([harness.PYTHON, harness.FASTTEXT_RUN, "train", train,
+                     json.dumps({**FLAGS, "verbose": 2})])
+    return {"maxrss": r.maxrss_mib, "wps": last_wps(r.out, r.err), "wall": r.wall}
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--main", default="/tmp/wt_main", help="a worktree of main's HEAD")
+    parser.add_argument("--repeat", type=int, default=3, help="rounds")
+    parser.add_argument("--repeat4", type=int, default=2, help="rounds with the 4x file")
+    parser.add_argument("--no16", action="store_true", help="leave out the 16x file")
+    a = parser.parse_args()
+    os.makedirs(WORK, exist_ok=True)
+    files = {n: repeated(n) for n in ((1, 4) if a.no16 else (1, 4, 16))}
+    here = str(harness.REPO)
+    ours = "treexc (token cache)"
+    results = {}
+    for r in range(a.repeat):
+        steps = [(ours, 1, lambda: treexc(here, files[1])),
+                 ("main (in memory)", 1, lambda: treexc(a.main, files[1])),
+                 ("fastText 0.9.2", 1, lambda: fasttext(files[1]))]
+        if r == 0 and not a.no16:
+            steps.append((ours, 16, lambda: treexc(here, files[16])))
+        if r < a.repeat4:
+            steps += [(ours, 4, lambda: treexc(here, files[4])),
+                      ("main (in memory)", 4, lambda: treexc(a.main, files[4]))]
+        for name, times, case in steps:
+            figures = case()
+            harness.log(f"round {r + 1}: {name} {times}x: {figures}")
+            results.setdefault((name, times), []).append(figures)
+    load = subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
+    print(f"flags: {harness.flags_text(FLAGS)}; medians of {a.repeat} rounds (4x: "
+          f"{a.repeat4}; 16x: one run); load at the end: {load}\n")
+    print("| code | input | peak memory (MiB) | words/sec/thread | wall (s) | runs |")
+    print("|---|---|---:|---:|---:|---:|")
+    for (name, times), runs in sorted(results.items(), key=lambda x: (x[0][1], x[0][0])):
+        med = {k: statistics.median(x[k] for x in runs) for k in runs[0]}
+        print(f"| {name} | {times}x | {med['maxrss']:.0f} | {med['wps']:,.0f} | "
+              f"{med['wall']:.1f} | {len(runs)} |")
+
+
+if __name__ == "__main__":
+    main()
