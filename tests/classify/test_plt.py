@@ -11,8 +11,9 @@ from test_predict import check_line, hidden_of, make_trees, random_lines, run_ke
 
 import treexc
 from treexc.classify import firstlines
-from treexc.loss.plt import plt_all_log_probs, plt_gradient
+from treexc.loss.plt import plt_gradient
 from treexc.loss.registry import KERNEL_PLT
+from treexc.loss.tree_softmax import tree_all_log_probs
 from treexc.trees.builders import huffman_tree, random_tree
 
 
@@ -150,8 +151,8 @@ def test_plt_top_k_equals_brute_force(seed):
         lps = [None]
         for i in range(1, len(feat_off) - 1):
             lp = np.zeros(K)
-            plt_all_log_probs(hidden_of(w_in, feats, feat_off[i], feat_off[i + 1]),
-                              w_out.astype(np.float64), tree.children, K, lp)
+            tree_all_log_probs(hidden_of(w_in, feats, feat_off[i], feat_off[i + 1]),
+                               w_out.astype(np.float64), tree.children, K, lp, True)
             assert (lp <= 0).all()  # probabilities in [0, 1]
             lps.append(lp)
         for k in sorted({1, 2, 5, K, K + 3}):

@@ -74,3 +74,24 @@ def node_probabilities(w_out, children, n, hidden, probs):
     for j in range(arity):
         probs[j] /= z
     return present
+
+
+@njit(cache=True, nogil=True, fastmath=True)
+def node_sigmoids(w_out, children, n, hidden, probs):
+    """``probs[j] = P(child j | node n, hidden)`` for every slot of internal
+    node ``n`` (0 for empty slots, 1 for the child of a one-child node);
+    returns the number of children."""
+    arity = children.shape[1]
+    base = n * arity
+    present = 0
+    for j in range(arity):
+        if children[n, j] >= 0:
+            present += 1
+    for j in range(arity):
+        if children[n, j] < 0:
+            probs[j] = 0.0
+        elif present == 1:
+            probs[j] = 1.0
+        else:
+            probs[j] = sigmoid(dot(w_out[base + j], hidden))
+    return present

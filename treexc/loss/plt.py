@@ -32,28 +32,7 @@ position ``q`` of each label of the example (every label, not one drawn),
 import numpy as np
 from numba import njit
 
-from .kernels import axpy, dot, safe_log, sigmoid
-
-
-@njit(cache=True, nogil=True, fastmath=True)
-def node_sigmoids(w_out, children, n, hidden, probs):
-    """``probs[j] = P(child j | node n, hidden)`` for every slot of internal
-    node ``n`` (0 for empty slots, 1 for the child of a one-child node);
-    returns the number of children."""
-    arity = children.shape[1]
-    base = n * arity
-    present = 0
-    for j in range(arity):
-        if children[n, j] >= 0:
-            present += 1
-    for j in range(arity):
-        if children[n, j] < 0:
-            probs[j] = 0.0
-        elif present == 1:
-            probs[j] = 1.0
-        else:
-            probs[j] = sigmoid(dot(w_out[base + j], hidden))
-    return present
+from .kernels import axpy, node_sigmoids, safe_log
 
 
 @njit(cache=True, nogil=True, fastmath=True)
@@ -129,26 +108,3 @@ def plt_path_statistics(w_out, children, path_off, path_node, target, hidden, pr
         for j in range(stats_p.shape[1]):
             stats_p[q, j] += probs[j]
         stats_n[q] += 1.0
-
-
-@njit(cache=True, nogil=True, fastmath=True)
-def plt_all_log_probs(hidden, w_out, children, n_labels, out):
-    """Log marginal probability of every label for one hidden vector
-    (``out`` (K,)), by a walk over the whole tree: for tests and small label
-    sets (the brute force that ``plt_top_k`` must agree with)."""
-    arity = children.shape[1]
-    n_internal = children.shape[0]
-    node_score = np.zeros(n_internal, dtype=np.float64)
-    probs = np.empty(max(arity, 2), dtype=np.float64)
-    # nodes are breadth-first: a parent is always scored before its children
-    for n in range(n_internal):
-        node_sigmoids(w_out, children, n, hidden, probs)
-        for j in range(arity):
-            c = children[n, j]
-            if c < 0:
-                continue
-            s = node_score[n] + np.log(max(probs[j], 1e-300))
-            if c < n_labels:
-                out[c] = s
-            else:
-                node_score[c - n_labels] = s

@@ -17,8 +17,7 @@ a sigmoid, as fastText does.
 import numpy as np
 from numba import njit
 
-from .kernels import dot, node_probabilities, sigmoid
-from .plt import node_sigmoids
+from .kernels import dot, node_probabilities, node_sigmoids, sigmoid
 
 
 @njit(cache=True, nogil=True, inline="always")

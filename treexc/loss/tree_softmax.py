@@ -30,7 +30,7 @@ Statistics for AssignLabels (``trees.learner``): at path position ``q``
 import numpy as np
 from numba import njit
 
-from .kernels import axpy, node_probabilities, safe_log
+from .kernels import axpy, node_probabilities, node_sigmoids, safe_log
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -97,16 +97,21 @@ def path_log_prob(w_out, children, path_off, path_node, path_slot, target, hidde
 
 
 @njit(cache=True, nogil=True, fastmath=True)
-def tree_all_log_probs(hidden, w_out, children, n_labels, out):
+def tree_all_log_probs(hidden, w_out, children, n_labels, out, sigmoids=False):
     """Log-probability of every leaf for one hidden vector (``out`` (K,)),
-    by a walk over the whole tree: for tests and small label sets."""
+    by a walk over the whole tree: for tests and small label sets.  With
+    ``sigmoids``, a PLT's independent child sigmoids (``plt.py``): each
+    label's log marginal, the brute force ``topk`` must agree with."""
     arity = children.shape[1]
     n_internal = children.shape[0]
     node_score = np.zeros(n_internal, dtype=np.float64)
     probs = np.empty(max(arity, 2), dtype=np.float64)
     # nodes are breadth-first: a parent is always scored before its children
     for n in range(n_internal):
-        node_probabilities(w_out, children, n, hidden, probs)
+        if sigmoids:
+            node_sigmoids(w_out, children, n, hidden, probs)
+        else:
+            node_probabilities(w_out, children, n, hidden, probs)
         for j in range(arity):
             c = children[n, j]
             if c < 0:
