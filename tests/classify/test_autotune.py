@@ -39,7 +39,15 @@ def keyword_file(path, n, seed, n_labels=60, noise=500):
 @pytest.fixture(scope="module")
 def data(tmp_path_factory):
     folder = tmp_path_factory.mktemp("autotune")
-    return keyword_file(folder / "train.txt", 600, 1), keyword_file(folder / "valid.txt", 300, 2)
+    train = keyword_file(folder / "train.txt", 600, 1)
+    valid = keyword_file(folder / "valid.txt", 300, 2)
+    # compile (on a cold Numba cache: CI's fresh clone) every kernel a trial
+    # can call, before any test times a search: a trial cannot be
+    # interrupted while Numba compiles, and that took tens of seconds
+    for loss in ("softmax", "tree"):
+        treexc.train_supervised(train, thread=1, loss=loss, epoch=1, wordNgrams=2,
+                                minn=2, maxn=4, bucket=1000).test(valid)
+    return train, valid
 
 
 def search(train, valid, max_trials=None, duration=60, metric="f1", **flags):
