@@ -73,6 +73,8 @@ def dot32(row, vec):
 
 @njit(cache=True, nogil=True)
 def hidden32(w_in, feats, f0, f1, hidden):
+    """``predict_kernels.hidden_vector`` without ``fastmath``: the float32
+    sums stay in fastText's order, so converted models answer to the bit."""
     hidden[:] = 0.0
     for f in range(f0, f1):
         row = w_in[feats[f]]
