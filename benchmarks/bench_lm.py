@@ -322,9 +322,9 @@ def publish(out, name, text):
 def main():
     a = parser(__doc__.split("\n\n")[0], OPTIONS).parse_args()
     a.cutoffs = [int(x) for x in a.cutoffs.split(",")]
-    files = {s: os.path.join(a.data, f"gutenberg_small.{s}.txt")
-             for s in ("train", "valid", "test")}
     data = Path(a.data)
+    stem = data.name.removesuffix("_lm")  # gutenberg_small_lm/gutenberg_small.train.txt ...
+    files = {s: os.path.join(a.data, f"{stem}.{s}.txt") for s in ("train", "valid", "test")}
     if not all(map(os.path.exists, files.values())) and (DATA / data.name).is_dir():
         unpack(DATA, data.parent, f"{data.name}/{os.path.basename(files['train'])}")
     os.makedirs(a.out, exist_ok=True)

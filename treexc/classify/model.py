@@ -310,8 +310,10 @@ class Model(FastTextMembers):
 def load_model(path, loaded=None):
     """A classifier from ``path``, every part of the file checked first
     (``stored.read_classifier``).  ``loaded``: ``modelfile.load``'s answer,
-    when the file has been read already (``classify/firstlines.py``)."""
-    s = read_classifier(path, _vocabulary_table, Tree, loaded)
+    when ``classify/firstlines.py`` has read and checked the file already
+    (its weights are not scanned again)."""
+    s = read_classifier(path, _vocabulary_table, Tree, loaded,
+                        weights_checked=loaded is not None)
     a = s.args
     parts = (s.pool, s.entry_off, s.entry_len, s.counts, s.nwords, a.label, a.wordNgrams,
              a.bucket, a.minn, a.maxn)

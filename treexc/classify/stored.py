@@ -52,12 +52,15 @@ class StoredClassifier:
     scoring: str = ""   # "fasttext": a converted fastText model, scored as fastText does
 
 
-def read_classifier(path, check_vocabulary, check_tree, loaded=None):
+def read_classifier(path, check_vocabulary, check_tree, loaded=None, weights_checked=False):
     """The parts of the classifier in ``path``, every one checked.
     ``check_vocabulary(pool, entry_off, entry_len)`` and
     ``check_tree(children, n_labels)`` raise ``ValueError`` or
     ``TreexcError`` on a bad file; ``loaded`` is ``modelfile.load``'s answer
-    when the file has been read already.  A fastText ``.bin`` (recognised by
+    when the file has been read already.  ``weights_checked``: ``loaded``
+    went through this function once, so its weight matrices are known
+    finite and in range (scanning a mapped 800 MB matrix twice costs half a
+    second).  A fastText ``.bin`` (recognised by
     its magic number) is read as the treexc model it converts to
     (``fasttext_convert``)."""
     if loaded is None and starts_like_fasttext(path):
@@ -110,12 +113,14 @@ def read_classifier(path, check_vocabulary, check_tree, loaded=None):
             if (w_in.shape != (nwords + args.bucket, args.dim)
                     or w_in.shape[0] >= 2 ** 31):  # feature ids are int32
                 raise TreexcError("matrix shapes do not match")
-            modelfile.check_weights("w_in", w_in)
+            if not weights_checked:
+                modelfile.check_weights("w_in", w_in)
         if quantized is None or quantized.w_out is None:
             w_out = modelfile.array(a, "w_out", "<f4", 2)
             if w_out.shape != (out_rows, args.dim):
                 raise TreexcError("matrix shapes do not match")
-            modelfile.check_weights("w_out", w_out)
+            if not weights_checked:
+                modelfile.check_weights("w_out", w_out)
     except KeyError as e:
         raise TreexcError(f"{path}: corrupt model (missing {e})") from None
     except (TypeError, AttributeError):
