@@ -179,7 +179,7 @@ def test_commands_load_a_quantised_model(topics):
     assert len(ok(["predict-prob", ftz, train]).stdout.splitlines()) == 2000
     assert ok(["test", ftz, train]).stdout.startswith("N\t2000\n")
     assert "F1-Score" in ok(["test-label", ftz, train]).stdout
-    assert "format version 3" in ok(["check", ftz]).stdout
+    assert f"format version {modelfile.QUANTIZED_VERSION}" in ok(["check", ftz]).stdout
     assert ok(["dump", ftz, "input"]).stdout.startswith("300 16\n")
     vector = ok(["print-word-vectors", ftz], input="ball\n").stdout.split()
     assert vector[0] == "ball" and len(vector) == 17
@@ -233,6 +233,19 @@ def test_bad_quantised_files_are_refused(topics, tmp_path):
     newer = tmp_path / "newer.ftz"
     newer.write_bytes(raw[:8] + struct.pack("<I", modelfile.NEWEST_VERSION + 1) + raw[12:])
     user_error(["test", newer, "-"], "newer", input="")
+
+
+def test_version_3_files_are_still_read(topics, tmp_path):
+    # version 3 wrote every array uncompressed; version 4 compresses all but
+    # the codes, and is smaller for it
+    folder, train = topics
+    ftz = quantize(folder, "m", "-cutoff", "300", "-qnorm")
+    header, arrays = modelfile.load(ftz)
+    old = tmp_path / "v3.ftz"
+    modelfile.save(old, header, arrays, version=3)
+    assert old.stat().st_size > ftz.stat().st_size
+    lines = ["ball goal team", "bread cheese"]
+    assert load_model(old).predict(lines) == load_model(ftz).predict(lines)
 
 
 def test_quantize_errors_are_one_line(topics, tmp_path):

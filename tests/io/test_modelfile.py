@@ -4,6 +4,7 @@ exception -- for every file that is not a sound treexc model."""
 import json
 import struct
 import time
+import zlib
 
 import numpy as np
 import pytest
@@ -685,3 +686,79 @@ def test_language_model_round_trip_after_checks(lm, tmp_path):
     ids = model.vocab.encode(np.frombuffer(b"the cat sat on a mat\n", np.uint8))
     assert perplexity(again, ids) == perplexity(model, ids)
     assert again.predict_next(["the", "cat"], 3) == model.predict_next(["the", "cat"], 3)
+
+
+# -- compressed arrays (format version 4: quantised files) -------------------
+
+def compressed_file(tmp_path, version=modelfile.QUANTIZED_VERSION):
+    arrays = {"words": np.arange(1000, dtype=np.int64) // 7,
+              "rows": np.zeros((30, 4), dtype=np.float32),
+              "codes": np.arange(256, dtype=np.uint8)}
+    path = tmp_path / "c.ftz"
+    modelfile.save(path, {"kind": "test"}, arrays, version=version,
+                   compressed=("words", "rows"))
+    return path, arrays
+
+
+def test_compressed_arrays_round_trip(tmp_path):
+    path, arrays = compressed_file(tmp_path)
+    assert path.stat().st_size < 4000  # 8,000 + 480 bytes of arrays uncompressed
+    header, loaded = modelfile.load(path)
+    assert header == {"kind": "test"}
+    for name, arr in arrays.items():
+        assert loaded[name].dtype == arr.dtype and np.array_equal(loaded[name], arr)
+        assert not loaded[name].flags.writeable
+    assert modelfile.verify(path)[1:] == (modelfile.QUANTIZED_VERSION, 3)
+
+
+def test_compression_needs_its_format_version(tmp_path):
+    with pytest.raises(ValueError):
+        compressed_file(tmp_path, version=modelfile.FORMAT_VERSION)
+
+
+def header_of(raw):
+    length = struct.unpack("<Q", raw[16:24])[0]
+    return json.loads(raw[24:24 + length])
+
+
+def with_entry_changed(raw, name, change):
+    """``raw`` with directory entry ``name`` changed, the header resealed
+    (the arrays keep their places: the header has room to spare)."""
+    header = header_of(raw)
+    first = min(a["offset"] for a in header["arrays"])
+    next(a for a in header["arrays"] if a["name"] == name).update(change)
+    text = json.dumps(header).encode()
+    return seal_header(raw[:16] + struct.pack("<Q", len(text)) + text
+                       + bytes(first - 24 - len(text)) + raw[first:])
+
+
+def test_damaged_compressed_arrays_are_refused(tmp_path):
+    path, _ = compressed_file(tmp_path)
+    good = path.read_bytes()
+    words = next(a for a in header_of(good)["arrays"] if a["name"] == "words")
+    # a flipped byte inside the zlib data: the checksum (of the stored bytes)
+    flipped = bytearray(good)
+    flipped[words["offset"] + 5] ^= 0xFF
+    path.write_bytes(bytes(flipped))
+    for check in (modelfile.load, modelfile.verify):
+        with pytest.raises(TreexcError, match="checksum mismatch in array 'words'"):
+            check(path)
+    # an entry whose shape promises more, or less, than its data inflates to
+    for shape in ([2000], [10], [1000, 1000, 1000]):
+        path.write_bytes(with_entry_changed(good, "words", {"shape": shape}))
+        with pytest.raises(TreexcError, match="does not inflate to its shape"):
+            modelfile.load(path)
+    # compressed data that is not zlib, its checksum right
+    garbage = bytearray(good)
+    garbage[words["offset"]:words["offset"] + 4] = b"\xff\xff\xff\xff"
+    path.write_bytes(with_entry_changed(bytes(garbage), "words", {"crc32": zlib.crc32(
+        bytes(garbage[words["offset"]:words["offset"] + words["zlib"]]))}))
+    with pytest.raises(TreexcError, match="does not inflate to its shape"):
+        modelfile.load(path)
+    # a stored size past the end of the file, and compression in a version-3 file
+    path.write_bytes(with_entry_changed(good, "words", {"zlib": 10 ** 9}))
+    with pytest.raises(TreexcError, match="truncated"):
+        modelfile.load(path)
+    path.write_bytes(good[:8] + struct.pack("<I", 3) + good[12:])
+    with pytest.raises(TreexcError, match="corrupt model header"):
+        modelfile.load(path)

@@ -27,7 +27,7 @@ from .predict_kernels import collect_statistics, predict_lines
 from .quantize import quantize_model
 from .quantize_options import QuantizeArgs
 from .quantized import QuantizedMatrix
-from .stored import MODEL_KIND, QUANTIZED_VERSION, read_classifier
+from .stored import MODEL_KIND, PQ_CODES, QUANTIZED_VERSION, read_classifier
 
 PARALLEL_LINES = 512  # lines per prediction thread, at least
 
@@ -304,7 +304,10 @@ class Model(FastTextMembers):
             arrays.update(self.w_out_quantized.arrays("out"))
         else:
             arrays["w_out"] = np.asarray(self.w_out)
-        modelfile.save(path, header, arrays, version=QUANTIZED_VERSION)
+        # the codes stay as they are (mapped when large; bytes of PQ codes
+        # hardly compress); the rest is small next to them once compressed
+        modelfile.save(path, header, arrays, version=QUANTIZED_VERSION,
+                       compressed=[n for n in arrays if n not in PQ_CODES])
 
 
 def load_model(path, loaded=None):

@@ -24,6 +24,8 @@ from .options import Args, validate
 MODEL_KIND = "supervised"
 QUANTIZED_VERSION = modelfile.QUANTIZED_VERSION
 KSUB = 256  # centroids per sub-quantiser (classify.quantize_kernels.KSUB)
+PQ_CODES = ("in_codes", "out_codes")  # a quantised file's large arrays, mapped
+MAPPED = ("w_in", "w_out") + PQ_CODES  # weights: views of a large file, not copies
 
 
 @dataclass
@@ -65,8 +67,7 @@ def read_classifier(path, check_vocabulary, check_tree, loaded=None, weights_che
     (``fasttext_convert``)."""
     if loaded is None and starts_like_fasttext(path):
         loaded = loaded_from_fasttext(path, MODEL_KIND)
-    header, a = loaded if loaded is not None else modelfile.load(
-        path, mapped=("w_in", "w_out", "in_codes", "out_codes"))
+    header, a = loaded if loaded is not None else modelfile.load(path, mapped=MAPPED)
     kind = header.get("kind")
     if kind != MODEL_KIND:
         kind = modelfile.describe(kind).strip("'")

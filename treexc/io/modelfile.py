@@ -4,14 +4,19 @@ Layout (little-endian)::
 
     b"TREEXC\\x00M"           8 bytes, magic
     uint32 version            FORMAT_VERSION (2; version 1 is still read), or
-                              QUANTIZED_VERSION (3) for a quantised classifier
+                              QUANTIZED_VERSION (4; 3 is still read) for a
+                              quantised classifier
     uint32 header_crc         CRC-32 of the header bytes (version 1: 0, unused)
     uint64 header_length
     header                    JSON (UTF-8): metadata + array directory; each
                               directory entry has name, dtype, shape, offset
-                              and (version 2) the CRC-32 of the array's bytes
+                              and (version 2) the CRC-32 of the array's bytes;
+                              from version 4 an entry may say "zlib": N, the
+                              array is then stored as N bytes of zlib data
+                              (its CRC-32 is of those bytes)
     arrays                    each at a 64-byte aligned offset from the
-                              start of the file (so they can be mapped)
+                              start of the file (so they can be mapped;
+                              compressed arrays are inflated into memory)
     b"TREEXEND"               8 bytes, end marker (detects truncation)
 
 Files are written to a temporary name in the destination folder and then
@@ -50,7 +55,11 @@ FORMAT_VERSION = 2
 # Quantised classifiers (``treexc quantize``) hold other arrays than a
 # version-2 reader expects: their own version, so an older treexc refuses
 # them as newer instead of calling them corrupt.  Other models stay version 2.
-QUANTIZED_VERSION = 3
+# Version 4 compresses a quantised file's small arrays (vocabulary, an
+# unquantised output matrix): entries with "zlib", which a version-3 reader
+# would misread; version-3 files (nothing compressed) are still read.
+QUANTIZED_VERSION = 4
+COMPRESSED_VERSION = 4  # the first version whose arrays may be compressed
 NEWEST_VERSION = QUANTIZED_VERSION
 FASTTEXT_MAGIC = struct.pack("<i", 793712314)
 _PREAMBLE = struct.Struct("<8sIIQ")
@@ -122,11 +131,17 @@ def crc32(arr, crc=0):
     return crc
 
 
-def save(path, header, arrays, version=FORMAT_VERSION):
+def save(path, header, arrays, version=FORMAT_VERSION, compressed=()):
     """Write ``header`` (JSON-able dict) and ``arrays`` (name -> ndarray) in
-    format ``version`` (the layout is the same in versions 2 and 3)."""
+    format ``version`` (the layout is the same in versions 2 to 4), the
+    arrays named in ``compressed`` as zlib data (version 4 and later)."""
+    if compressed and version < COMPRESSED_VERSION:
+        raise ValueError(f"format version {version} has no compressed arrays")
     arrays = {name: np.ascontiguousarray(arr) for name, arr in arrays.items()}
-    crcs = {name: crc32(arr) for name, arr in arrays.items()}
+    zipped = {name: zlib.compress(arrays[name].tobytes(), 9)
+              for name in compressed if name in arrays}
+    crcs = {name: zlib.crc32(zipped[name]) if name in zipped else crc32(arr)
+            for name, arr in arrays.items()}
     # the header's length depends on the offsets it lists: lay out until the
     # header fits in front of the first array (1 KB spare: room for edits)
     data_start = _aligned(_PREAMBLE.size + 1024)
@@ -137,7 +152,9 @@ def save(path, header, arrays, version=FORMAT_VERSION):
             directory.append({"name": name, "dtype": arr.dtype.str,
                               "shape": list(arr.shape), "offset": offset,
                               "crc32": crcs[name]})
-            offset = _aligned(offset + arr.nbytes)
+            if name in zipped:
+                directory[-1]["zlib"] = len(zipped[name])
+            offset = _aligned(offset + (len(zipped[name]) if name in zipped else arr.nbytes))
         header_bytes = json.dumps(dict(header, arrays=directory)).encode("utf-8")
         if _PREAMBLE.size + len(header_bytes) <= data_start:
             break
@@ -147,9 +164,12 @@ def save(path, header, arrays, version=FORMAT_VERSION):
         f.write(_PREAMBLE.pack(MAGIC, version, zlib.crc32(header_bytes),
                                len(header_bytes)))
         f.write(header_bytes)
-        for entry, arr in zip(directory, arrays.values()):
+        for entry, (name, arr) in zip(directory, arrays.items()):
             f.write(b"\0" * (entry["offset"] - f.tell()))
-            arr.tofile(f)
+            if name in zipped:
+                f.write(zipped[name])
+            else:
+                arr.tofile(f)
         f.write(b"\0" * (_aligned(f.tell()) - f.tell()))
         f.write(END_MAGIC)
 
@@ -190,7 +210,7 @@ class _Layout:
         names = [a["name"] for a in self.directory]
         if len(set(names)) != len(names):
             raise TreexcError(f"{path}: corrupt model header (an array is listed twice)")
-        end = _aligned(max([data_start] + [a["offset"] + a["nbytes"]
+        end = _aligned(max([data_start] + [a["offset"] + a["stored"]
                                            for a in self.directory]))
         if size < end + len(END_MAGIC):
             raise TreexcError(f"{path}: truncated model file ({size} bytes, "
@@ -219,8 +239,13 @@ def _entry(a, data_start, version):
     if version >= 2 and not (type(crc) is int and 0 <= crc < 2 ** 32):
         raise ValueError(a["name"])
     dtype = np.dtype(dtype)
+    nbytes = dtype.itemsize * math.prod(shape)
+    stored = a.get("zlib", nbytes)
+    if "zlib" in a and (version < COMPRESSED_VERSION or type(stored) is not int
+                        or stored < 0):
+        raise ValueError(a["name"])
     return {"name": a["name"], "dtype": dtype, "shape": tuple(shape), "offset": offset,
-            "nbytes": dtype.itemsize * math.prod(shape), "crc32": crc}
+            "nbytes": nbytes, "stored": stored, "compressed": "zlib" in a, "crc32": crc}
 
 
 def _open(path):
@@ -263,6 +288,9 @@ def load(path, mapped=()):
         raise TreexcError(f"{path}: truncated model file (changed while read)") from None
     arrays = {}
     for a in layout.directory:
+        if a["compressed"]:
+            arrays[a["name"]] = _inflate(path, a, buffer)
+            continue
         try:
             view = _view(buffer, a)
         except ValueError:  # a mapped file that shrank after its size was read
@@ -282,6 +310,24 @@ def _view(buffer, a):
         return np.zeros(a["shape"], dtype=a["dtype"])
     view = np.frombuffer(buffer, dtype=a["dtype"], count=count, offset=a["offset"])
     return view.reshape(a["shape"])
+
+
+def _inflate(path, a, buffer):
+    """A compressed array, its checksum (of the stored bytes) verified and
+    its inflated size checked against its shape; read-only."""
+    raw = bytes(buffer[a["offset"]:a["offset"] + a["stored"]])
+    if zlib.crc32(raw) != a["crc32"]:
+        raise TreexcError(f"{path}: corrupt model file (checksum mismatch in array "
+                          f"'{a['name']}')")
+    inflater = zlib.decompressobj()
+    try:  # at most the declared size: a hostile entry cannot inflate without bound
+        data = inflater.decompress(raw, a["nbytes"] + 1)
+    except zlib.error:
+        data = None
+    if data is None or len(data) != a["nbytes"] or not inflater.eof:
+        raise TreexcError(f"{path}: corrupt model file (array '{a['name']}' does not "
+                          "inflate to its shape)")
+    return np.frombuffer(data, dtype=a["dtype"]).reshape(a["shape"])
 
 
 def _verify(path, version, a, arr):
@@ -313,6 +359,9 @@ def verify(path):
     except (ValueError, OverflowError):
         raise TreexcError(f"{path}: truncated model file (changed while read)") from None
     for a in layout.directory:
+        if a["compressed"]:
+            _inflate(path, a, buffer)
+            continue
         try:
             view = _view(buffer, a)
         except ValueError:
