@@ -119,7 +119,7 @@ def check_fields(options, wide=("seed",)):
 
 def check_number_ranges(options, wide=("seed",)):
     """Every number option within what a saved model may hold (the loader,
-    ``modelfile.options``, refuses the rest): ints in int32, ``wide`` ones
+    ``contents.options``, refuses the rest): ints in int32, ``wide`` ones
     in int64; floats finite."""
     for field in dataclasses.fields(options):
         value, name = getattr(options, field.name), flag_names(field)[0]

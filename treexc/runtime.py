@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .errors import TreexcError
-from .io import modelfile
+from .io import contents
 
 
 def format_eta(seconds):
@@ -169,17 +169,17 @@ def diverged_message(epoch, epochs, lr, why="NaN or infinite values"):
 
 
 def check_weights_in_range(named_weights, epochs, lr):
-    """Models refuse to load weights beyond ``modelfile.MAX_WEIGHT`` (a dot
+    """Models refuse to load weights beyond ``contents.MAX_WEIGHT`` (a dot
     product could overflow): a run whose weights grew past it, finite but
     diverging, saves nothing either (one pass over the weights)."""
     for name, w in named_weights:
         if w is None:
             continue
         try:
-            modelfile.check_weights(name, w)
+            contents.check_weights(name, w)
         except ValueError:
             raise TreexcError(diverged_message(
-                epochs, epochs, lr, f"weights beyond {modelfile.MAX_WEIGHT:g}")) from None
+                epochs, epochs, lr, f"weights beyond {contents.MAX_WEIGHT:g}")) from None
 
 
 def run_workers(n_threads, work, control, poll, interval=0.1):

@@ -414,7 +414,7 @@ def test_lm_progress_in_a_log_is_a_few_lines(lm_text, tmp_path):
 
 
 def test_finite_but_huge_weights_are_not_saved(tmp_path):
-    # weights past modelfile.MAX_WEIGHT load as corrupt: the run must not save them
+    # weights past contents.MAX_WEIGHT load as corrupt: the run must not save them
     lines = gzip.open(ROOT / "examples" / "cooking.train.txt.gz", "rt").read().splitlines()
     data = tmp_path / "good.txt"
     data.write_text("\n".join(lines[:3000]) + "\n")

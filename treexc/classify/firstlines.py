@@ -106,7 +106,7 @@ def _entries(pool, entry_off, entry_len):
 
 def _check_paths(children, n_labels):
     """The checks of ``trees.path_kernels.compute_paths`` that
-    ``modelfile.check_tree`` leaves to it: each label in exactly one leaf,
+    ``contents.check_tree`` leaves to it: each label in exactly one leaf,
     every node reachable (first failure in the kernel's scan order).
     Returns ``children``.  Counts, not ``np.unique``: that one imports
     ``numpy.ma`` (17 ms of a first answer)."""

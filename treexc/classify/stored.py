@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import TreexcError
-from ..io import modelfile
+from ..io import contents, modelfile
 from ..io.fasttext_model import starts_like_fasttext
 from ..loss.registry import LOSSES, loss
 from ..options import shape_names
@@ -70,11 +70,11 @@ def read_classifier(path, check_vocabulary, check_tree, loaded=None, weights_che
     header, a = loaded if loaded is not None else modelfile.load(path, mapped=MAPPED)
     kind = header.get("kind")
     if kind != MODEL_KIND:
-        kind = modelfile.describe(kind).strip("'")
+        kind = contents.describe(kind).strip("'")
         raise TreexcError(f"{path}: this is a '{kind}' model, not a classifier")
     try:
         saved = header["args"]
-        args = validate(modelfile.options(Args, saved))
+        args = validate(contents.options(Args, saved))
         if args.loss not in LOSSES:  # "auto" is resolved before a model is saved
             raise ValueError(f"loss {args.loss!r}")
         missing = [name for name in shape_names(Args) if name not in saved]
@@ -85,23 +85,23 @@ def read_classifier(path, check_vocabulary, check_tree, loaded=None, weights_che
             raise TypeError("nwords or has_tree")
         scoring = header.get("scoring", "")
         if scoring not in ("", SCORING_FASTTEXT):
-            raise ValueError(f"scoring {modelfile.describe(scoring)}")
+            raise ValueError(f"scoring {contents.describe(scoring)}")
         # index arrays are in memory (never mapped); weights may be mapped
-        pool = modelfile.array(a, "pool", "u1", 1)
-        entry_off = modelfile.array(a, "entry_off", "<i8", 1)
-        entry_len = modelfile.array(a, "entry_len", "<i4", 1)
-        counts = modelfile.array(a, "counts", "<i8", 1)
+        pool = contents.array(a, "pool", "u1", 1)
+        entry_off = contents.array(a, "entry_off", "<i8", 1)
+        entry_len = contents.array(a, "entry_len", "<i4", 1)
+        counts = contents.array(a, "counts", "<i8", 1)
         # entries inside the pool, once each (duplicates would make the hash
         # table quadratic to build), and labels to predict
-        modelfile.check_entries(pool, entry_off, entry_len, counts)
+        contents.check_entries(pool, entry_off, entry_len, counts)
         if not 0 <= nwords < len(entry_off):
             raise ValueError(f"nwords {nwords} with {len(entry_off)} entries and no label")
         vocabulary = check_vocabulary(pool, entry_off, entry_len)
         n_labels = len(entry_off) - nwords
         tree, out_rows = None, n_labels
         if has_tree:
-            children = modelfile.array(a, "children", "<i4", 2)
-            modelfile.check_tree(children, n_labels)
+            children = contents.array(a, "children", "<i4", 2)
+            contents.check_tree(children, n_labels)
             tree = check_tree(children, n_labels)
             out_rows = children.size
         if has_tree != loss(args.loss).has_tree:
@@ -110,18 +110,18 @@ def read_classifier(path, check_vocabulary, check_tree, loaded=None, weights_che
         if "quantization" in header:
             quantized = _read_quantized(header["quantization"], a, args, nwords, out_rows)
         else:
-            w_in = modelfile.array(a, "w_in", "<f4", 2)
+            w_in = contents.array(a, "w_in", "<f4", 2)
             if (w_in.shape != (nwords + args.bucket, args.dim)
                     or w_in.shape[0] >= 2 ** 31):  # feature ids are int32
                 raise TreexcError("matrix shapes do not match")
             if not weights_checked:
-                modelfile.check_weights("w_in", w_in)
+                contents.check_weights("w_in", w_in)
         if quantized is None or quantized.w_out is None:
-            w_out = modelfile.array(a, "w_out", "<f4", 2)
+            w_out = contents.array(a, "w_out", "<f4", 2)
             if w_out.shape != (out_rows, args.dim):
                 raise TreexcError("matrix shapes do not match")
             if not weights_checked:
-                modelfile.check_weights("w_out", w_out)
+                contents.check_weights("w_out", w_out)
     except KeyError as e:
         raise TreexcError(f"{path}: corrupt model (missing {e})") from None
     except (TypeError, AttributeError):
@@ -143,7 +143,7 @@ def _read_quantized(description, a, args, nwords, out_rows):
     rows = nwords + args.bucket
     kept = None
     if pruned:
-        kept = modelfile.array(a, "kept_buckets", "<i8", 1)
+        kept = contents.array(a, "kept_buckets", "<i8", 1)
         # sorted and distinct, inside -bucket: the renumbering's binary search
         if len(kept) and (kept[0] < 0 or kept[-1] >= args.bucket
                           or (np.diff(kept) <= 0).any()):
@@ -161,20 +161,20 @@ def _read_quantized(description, a, args, nwords, out_rows):
 def _quantized_matrix(a, prefix, rows, dim, dsub, qnorm):
     """A product-quantised matrix's arrays, checked: codes are bytes and
     there are 256 centroids, so no code reads outside them."""
-    codes = modelfile.array(a, f"{prefix}_codes", "u1", 2)
-    centroids = modelfile.array(a, f"{prefix}_centroids", "<f4", 2)
+    codes = contents.array(a, f"{prefix}_codes", "u1", 2)
+    centroids = contents.array(a, f"{prefix}_centroids", "<f4", 2)
     if codes.shape != (rows, -(-dim // dsub)) or centroids.shape != (KSUB, dim):
         raise ValueError(f"quantised matrix '{prefix}' of shape {codes.shape}")
-    modelfile.check_weights(f"{prefix}_centroids", centroids)
+    contents.check_weights(f"{prefix}_centroids", centroids)
     norm_codes = norm_centroids = None
     bound = float(np.abs(centroids).max())
     if qnorm:
-        norm_codes = modelfile.array(a, f"{prefix}_norm_codes", "u1", 1)
-        norm_centroids = modelfile.array(a, f"{prefix}_norm_centroids", "<f4", 1)
+        norm_codes = contents.array(a, f"{prefix}_norm_codes", "u1", 1)
+        norm_centroids = contents.array(a, f"{prefix}_norm_centroids", "<f4", 1)
         if len(norm_codes) != rows or len(norm_centroids) != KSUB:
             raise ValueError(f"quantised norms of '{prefix}'")
-        modelfile.check_weights(f"{prefix}_norm_centroids", norm_centroids)
+        contents.check_weights(f"{prefix}_norm_centroids", norm_centroids)
         bound *= float(np.abs(norm_centroids).max())
-    if bound > modelfile.MAX_WEIGHT:  # a decoded weight, as check_weights
-        raise ValueError(f"weights '{prefix}' above {modelfile.MAX_WEIGHT:g}")
+    if bound > contents.MAX_WEIGHT:  # a decoded weight, as check_weights
+        raise ValueError(f"weights '{prefix}' above {contents.MAX_WEIGHT:g}")
     return codes, centroids, dsub, norm_codes, norm_centroids

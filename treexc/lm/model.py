@@ -26,7 +26,7 @@ import time
 import numpy as np
 
 from ..errors import TreexcError
-from ..io import modelfile
+from ..io import contents, modelfile
 from ..loss.topk import tree_top_k
 from ..loss.tree_softmax import tree_all_log_probs
 from ..options import option_values, shape_names
@@ -187,7 +187,7 @@ def load_lm(path):
     header, a = modelfile.load(path, mapped=("U", "C", "W"))
     kind = header.get("kind")
     if kind != MODEL_KIND:
-        kind = modelfile.describe(kind).strip("'")
+        kind = contents.describe(kind).strip("'")
         raise TreexcError(f"{path}: this is a '{kind}' model, not a language model "
                           "(train one with `treexc lm`)")
     try:
@@ -208,26 +208,26 @@ def _checked_parts(header, a):
     """Options, vocabulary, tree and weights of a language-model file, each
     checked against the others: ``ValueError``/``TypeError``/``KeyError``."""
     saved = header["args"]
-    args = validate(modelfile.options(LMArgs, saved))
+    args = validate(contents.options(LMArgs, saved))
     missing = [n for n in shape_names(LMArgs) if n not in saved]
     if missing:
         raise KeyError(missing[0])
-    pool = modelfile.array(a, "pool", "u1", 1)
-    entry_off = modelfile.array(a, "entry_off", "<i8", 1)
-    entry_len = modelfile.array(a, "entry_len", "<i4", 1)
-    counts = modelfile.array(a, "counts", "<i8", 1)
-    modelfile.check_entries(pool, entry_off, entry_len, counts)
+    pool = contents.array(a, "pool", "u1", 1)
+    entry_off = contents.array(a, "entry_off", "<i8", 1)
+    entry_len = contents.array(a, "entry_len", "<i4", 1)
+    counts = contents.array(a, "counts", "<i8", 1)
+    contents.check_entries(pool, entry_off, entry_len, counts)
     check_duplicates(entry_off, entry_len, pool)
     vocab = Vocab(pool, entry_off, entry_len, counts)
     d, V, T = args.dim, vocab.size, args.context
-    U = modelfile.array(a, "U", "<f4", 2)
-    C = modelfile.array(a, "C", "<f4", 3)
+    U = contents.array(a, "U", "<f4", 2)
+    C = contents.array(a, "C", "<f4", 3)
     tree = W = None
     if args.loss == "tree":
-        children = modelfile.array(a, "children", "<i4", 2)
-        modelfile.check_tree(children, V)
+        children = contents.array(a, "children", "<i4", 2)
+        contents.check_tree(children, V)
         tree = Tree(children, V)
-        W = modelfile.array(a, "W", "<f4", 2)
+        W = contents.array(a, "W", "<f4", 2)
     if not (U.shape == (V, d + (0 if tree is not None else 1))
             and C.shape == (T, d, d)
             and (tree is None or W.shape == (tree.n_internal * tree.arity, d + 1))):
@@ -236,7 +236,7 @@ def _checked_parts(header, a):
         raise ValueError(f"batch {args.batch} needs too much memory to evaluate")
     for name, w in (("U", U), ("C", C), ("W", W)):
         if w is not None:
-            modelfile.check_weights(name, w)
+            contents.check_weights(name, w)
     return args, vocab, U, C, tree, W
 
 
