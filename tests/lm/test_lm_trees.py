@@ -87,7 +87,8 @@ def test_greedy_fill_respects_capacity():
 def test_learned_tree_separates_two_languages(tmp_path):
     """Paragraphs alternate between two disjoint vocabularies: the learned
     tree sends each vocabulary to its own root child (the random tree, of
-    the same shape, mixes them)."""
+    the same shape, mixes them).  Without the mass cap: a vocabulary holds
+    half the occurrences, the cap would allow a root child a quarter."""
     rng = np.random.default_rng(4)
     a = [f"a{i}" for i in range(8)]
     b = [f"b{i}" for i in range(8)]
@@ -98,7 +99,7 @@ def test_learned_tree_separates_two_languages(tmp_path):
         args = make_lm_args(input=str(tmp_path / "t.txt"), dim=16, epoch=2, thread=1,
                             verbose=0, minCount=1, batch=32, lr=0.1, loss="tree",
                             tree=kind, arity=4, depth=3, treeUpdates=10, treeEpochs=1,
-                            seed=0)
+                            massSlack=0, seed=0)
         model, _ = train_lm(args)
         t = model.tree
         top = dict(zip(model.words(), t.path_slot[t.path_off[:-1]].tolist()))

@@ -224,6 +224,8 @@ def _checked_parts(header, a):
     C = contents.array(a, "C", "<f4", 3)
     tree = W = None
     if args.loss == "tree":
+        if args.depth < 1 or args.arity < 2:  # training saves the shape it chose
+            raise ValueError(f"tree of depth {args.depth} and arity {args.arity}")
         children = contents.array(a, "children", "<i4", 2)
         contents.check_tree(children, V)
         tree = Tree(children, V)

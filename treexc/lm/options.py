@@ -42,11 +42,13 @@ class LMArgs:
     tree: str = option("learned", "tree for -loss tree: learned (rebuilt by AssignLabels), "
                        "huffman (over word counts), random or cluster (fixed)", shape=True,
                        choices=TREES)
-    arity: int = option(0, "tree arity M (0 = the smallest with M^depth >= vocabulary)",
-                        shape=True)
-    depth: int = option(3, "tree depth D: leaves at depth at most D (a Huffman "
-                      "tree's depths follow the counts)", shape=True, at_least=1)
-    massSlack: float = option(0.0, "learned tree: a subtree takes at most massSlack/arity "
+    arity: int = option(0, "tree arity M (0 = the smallest with M^depth >= twice the "
+                        "vocabulary, room for the mass cap; with -massSlack 0 the "
+                        "vocabulary)", shape=True)
+    depth: int = option(0, "tree depth D: leaves at depth at most D (a Huffman "
+                      "tree's depths follow the counts; 0 = 2 up to 131,072 words, "
+                      "else 3)", shape=True, at_least=0)
+    massSlack: float = option(1.0, "learned tree: a subtree takes at most massSlack/arity "
                               "of its parent's word occurrences unless it holds one word "
                               "(0 = no limit)", at_least=0)
     treeUpdates: int = option(50, "-tree learned: rebuilds (AssignLabels) per epoch, "

@@ -33,7 +33,7 @@ from ..runtime import (
     run_workers,
 )
 from ..text.vocab import Stream, build_vocab, read_stream
-from ..trees.builders import build_tree, fit_arity
+from ..trees.builders import build_tree, fit_arity, fit_depth
 from ..trees.capacity import check_capacity
 from ..trees.learner import TreeLearner
 from .model import LanguageModel, init_weights, stream_nll
@@ -273,14 +273,31 @@ class LMSession:
         self.loss_n[:] = 0
 
 
+# The default tree shape (docs/lm.md, "Default shape"): two wide levels while
+# they cost at most 2 * sqrt(2 * 131,072) = 1,024 output rows per position,
+# three above; leaves for twice the vocabulary, so the mass cap has room.
+DEPTH2_MAX_WORDS = 131_072
+
+
+def tree_shape(args, n_words):
+    """``(depth, arity)`` of the tree over ``n_words`` words: ``-depth`` and
+    ``-arity`` where given, else the default rule."""
+    room = 2 if args.massSlack > 0 else 1
+    if args.depth:
+        depth = args.depth
+    elif args.arity:  # the least depth that holds them at this arity
+        depth = fit_depth(room * n_words, args.arity)
+    else:
+        depth = 2 if n_words <= DEPTH2_MAX_WORDS else 3
+    return depth, args.arity or fit_arity(room * n_words, depth)
+
+
 def make_tree(args, vocab, train, rng, reporter_factory=None, echo=None):
     """The ``-tree`` over the vocabulary: ``random`` (also a learned tree's
     start) and ``cluster`` with every leaf at ``-depth``, ``huffman`` over
     the word counts (any depth)."""
     V = vocab.size
-    depth = args.depth
-    arity = args.arity or fit_arity(V, depth)
-    args.arity = arity
+    depth, arity = args.depth, args.arity
     if args.tree in ("random", "learned"):
         return build_tree("random", V, arity, depth, rng)
     if args.tree != "cluster":  # huffman, or any builder that needs no vectors
@@ -315,8 +332,9 @@ def train_lm(args, reporter_factory=None, echo=None, on_eval=None):
     memory.refuse_oversized(memory.lm_parts(args, 1, args.arity or 2))
     data = read_text(args.input)
     vocab = build_vocab(data, args.minCount, name)
-    memory.refuse_oversized(memory.lm_parts(
-        args, vocab.size, args.arity or fit_arity(vocab.size, args.depth)))
+    if args.loss == "tree":  # the shape the tree will have, saved with the model
+        args.depth, args.arity = tree_shape(args, vocab.size)
+    memory.refuse_oversized(memory.lm_parts(args, vocab.size, args.arity or 2))
     train = Stream(name, vocab.encode(data))
     del data
     valid = read_stream(args.valid, vocab) if args.valid else None
