@@ -351,7 +351,7 @@ def test_oversized_options_are_refused_before_reading(tmp_path):
     assert result.exit_code == 1 and "tree weights" in result.stderr
     assert "-arity" in result.stderr
     result = run(["lm", "-input", tmp_path / "missing.txt", "-output", tmp_path / "m",
-                  "-arity", "2000000000"])  # 2e9^3 leaves: beyond int64 counts
+                  "-arity", "2000000000", "-depth", "3"])  # 2e9^3 leaves: beyond int64 counts
     assert result.exit_code == 1
     assert result.stderr.startswith("treexc: -arity 2000000000 -depth 3: the tree holds more "
                                     "than 2^62 leaves; lower -arity or -depth")
