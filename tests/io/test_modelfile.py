@@ -744,7 +744,7 @@ def test_damaged_compressed_arrays_are_refused(tmp_path):
         with pytest.raises(TreexcError, match="checksum mismatch in array 'words'"):
             check(path)
     # an entry whose shape promises more, or less, than its data inflates to
-    for shape in ([2000], [10], [1000, 1000, 1000]):
+    for shape in ([2000], [10], [1000, 1000, 1000], [10 ** 12, 10 ** 12]):
         path.write_bytes(with_entry_changed(good, "words", {"shape": shape}))
         with pytest.raises(TreexcError, match="does not inflate to its shape"):
             modelfile.load(path)

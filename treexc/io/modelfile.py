@@ -314,8 +314,11 @@ def _inflate(path, a, buffer):
         raise TreexcError(f"{path}: corrupt model file (checksum mismatch in array "
                           f"'{a['name']}')")
     inflater = zlib.decompressobj()
-    try:  # at most the declared size: a hostile entry cannot inflate without bound
-        data = inflater.decompress(raw, a["nbytes"] + 1)
+    # at most the declared size, and zlib inflates at most ~1,032 bytes per
+    # byte: a hostile entry cannot ask for unbounded memory (nor overflow)
+    limit = min(a["nbytes"], 1100 * len(raw)) + 1
+    try:
+        data = inflater.decompress(raw, limit)
     except zlib.error:
         data = None
     if data is None or len(data) != a["nbytes"] or not inflater.eof:
