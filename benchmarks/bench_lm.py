@@ -34,11 +34,11 @@ def treexc_internals():
     the `treexc` command), imported in this one place."""
     from treexc.io.textio import read_text
     from treexc.lm.options import make_lm_args
-    from treexc.lm.training import new_model
+    from treexc.lm.training import new_model, tree_shape
     from treexc.runtime import blas_threads
     from treexc.text.vocab import build_vocab
-    from treexc.trees.builders import fit_arity, random_tree
-    return SimpleNamespace(read_text=read_text, fit_arity=fit_arity, make_lm_args=make_lm_args,
+    from treexc.trees.builders import random_tree
+    return SimpleNamespace(read_text=read_text, tree_shape=tree_shape, make_lm_args=make_lm_args,
                            new_model=new_model, blas_threads=blas_threads,
                            build_vocab=build_vocab, random_tree=random_tree)
 
@@ -63,11 +63,14 @@ def treexc_row(row, a, files, out):
     if row == "flat":
         cmd += ["-loss", "softmax"]
     else:
-        cmd += ["-loss", "tree", "-tree", row, "-depth", str(a.depth)]
+        # -massSlack for every tree row: with -arity 0 it decides the fitted
+        # arity (room for the cap), so the rows keep one shape
+        cmd += ["-loss", "tree", "-tree", row, "-depth", str(a.depth),
+                "-massSlack", str(a.mass_slack)]
         if a.arity:
             cmd += ["-arity", str(a.arity)]
         if row == "learned":
-            cmd += ["-treeUpdates", str(a.tree_updates), "-massSlack", str(a.mass_slack)]
+            cmd += ["-treeUpdates", str(a.tree_updates)]
     print("$ " + " ".join(cmd), flush=True)
     wall = run(cmd, capture=False).wall
     test = run([a.treexc, "test-lm", os.path.join(out, row + ".bin"), files["test"],
@@ -254,17 +257,18 @@ def timing(a, files, out):
 
     for loss in ("softmax", "tree"):
         args = treexc.make_lm_args(input=files["train"], dim=a.dim, context=a.context,
-                                   batch=B, lr=a.lr, loss=loss, thread=1, depth=a.depth)
+                                   batch=B, lr=a.lr, loss=loss, thread=1, depth=a.depth,
+                                   arity=a.arity, massSlack=a.mass_slack)
         tree = None
         if loss == "tree":
-            arity = a.arity or treexc.fit_arity(vocab.size, a.depth)
-            tree = treexc.random_tree(vocab.size, arity, a.depth, rng)
+            depth, arity = treexc.tree_shape(args, vocab.size)
+            tree = treexc.random_tree(vocab.size, arity, depth, rng)
         m = treexc.new_model(args, vocab, tree, rng)
         e = m.engine(B)
         names = ("U", "C") if tree is None else ("U", "C", "W")   # gradient accumulators
         acc = {k: np.zeros_like(getattr(m, k)) for k in names}
         with treexc.blas_threads(1):
-            measure("flat" if loss == "softmax" else f"tree (M={tree.arity}, D={a.depth})",
+            measure("flat" if loss == "softmax" else f"tree (M={tree.arity}, D={depth})",
                     lambda p: e.train(ids, p, len(p), a.lr, acc),
                     lambda p: e.batch_nll(ids, p, len(p)),
                     a.timing_batches // (10 if loss == "softmax" else 1))

@@ -1,8 +1,12 @@
-"""Running the ``treexc`` command in-process for the CLI tests."""
+"""Running the ``treexc`` command in-process for the CLI tests, and the
+checks every test of a user-facing error shares."""
 
+import pytest
 from click.testing import CliRunner
 
+import treexc
 from treexc.cli.main import main
+from treexc.errors import TreexcError
 
 
 def run(args, input=None):
@@ -32,3 +36,13 @@ def user_error(args, *fragments, input=None):
     for fragment in fragments:
         assert fragment in lines[0], (fragment, lines[0])
     return lines[0]
+
+
+def load_error(path):
+    """The TreexcError that loading ``path`` raises (anything else fails):
+    one line, naming the file."""
+    with pytest.raises(TreexcError) as info:
+        treexc.load_model(str(path))
+    message = str(info.value)
+    assert str(path) in message and "\n" not in message
+    return message

@@ -7,7 +7,7 @@ import struct
 
 import numpy as np
 import pytest
-from cli_util import ok, user_error
+from cli_util import load_error, ok, user_error
 
 import treexc
 from treexc.errors import TreexcError
@@ -189,14 +189,6 @@ def test_nn_analogies_print_ngrams_commands(models):
 
 
 # -- damaged and foreign files -----------------------------------------------------------
-
-def load_error(path):
-    with pytest.raises(TreexcError) as info:
-        treexc.load_model(str(path))
-    message = str(info.value)
-    assert str(path) in message and "\n" not in message
-    return message
-
 
 def test_truncated_fasttext_files_are_refused(models, tmp_path):
     raw = open(models["hs"][0], "rb").read()

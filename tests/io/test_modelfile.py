@@ -8,6 +8,7 @@ import zlib
 
 import numpy as np
 import pytest
+from cli_util import load_error
 from click.testing import CliRunner
 from sealing import reseal, seal_header
 
@@ -112,15 +113,6 @@ def test_save_into_a_missing_folder(models, tmp_path):
 
 
 # -- files that are not sound models ------------------------------------------------------
-
-def load_error(path):
-    """The TreexcError that loading ``path`` raises (anything else fails)."""
-    with pytest.raises(TreexcError) as info:
-        treexc.load_model(str(path))
-    message = str(info.value)
-    assert str(path) in message and "\n" not in message
-    return message
-
 
 def test_missing_file(tmp_path):
     assert "no such model file" in load_error(tmp_path / "nothing.bin")
