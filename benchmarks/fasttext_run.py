@@ -5,7 +5,8 @@ measured apart from treexc's.  It prints one JSON object on stdout.
 
     fasttext_run.py train TRAIN FLAGS_JSON [--test FILE] [--save PATH]
         train_s: time of fasttext.train_supervised; save_s: of save_model;
-        test_s, n, p1: of model.test(FILE)
+        test_s, n, p1: of model.test(FILE); with --p5 also test5_s, p5
+        (model.test(FILE, k=5))
     fasttext_run.py test MODEL FILE
         load_s: time of fasttext.load_model; test_s, n, p1: of model.test(FILE)
     fasttext_run.py quantize MODEL FLAGS_JSON FILE --save PATH
@@ -35,6 +36,7 @@ def main():
     train = sub.add_parser("train")
     for name in ("train", "flags", "--test", "--save"):   # flags: train_supervised's, as JSON
         train.add_argument(name)
+    train.add_argument("--p5", action="store_true")
     test = sub.add_parser("test")
     test.add_argument("model")
     test.add_argument("file")
@@ -61,6 +63,8 @@ def main():
     if test_file:
         (n, p1, _), out["test_s"] = timed(model.test, test_file)
         out["n"], out["p1"] = n, p1
+        if getattr(a, "p5", False):
+            (_, out["p5"], _), out["test5_s"] = timed(model.test, test_file, k=5)
     print(json.dumps(out))
 
 

@@ -56,6 +56,7 @@ class Session:
         self.neg_cdf = np.cumsum(np.sqrt(counts))
         self.learner = None
         self.lr_hold = 0.0
+        self.rebuilds, self.rebuild_seconds = 0, 0.0  # reported by train_on_corpus
         if learns_tree(args.loss, args.tree) and args.treeUpdates > 0:
             # the paper's schedule: structure learned and lr constant in the
             # first half, structure frozen and lr decaying in the second
@@ -82,8 +83,11 @@ class Session:
                     self.run_phase(int(self.total_tokens * 0.5 * r / updates), collect=True)
                     if self.control[0]:
                         break
+                    t0 = time.monotonic()
                     self.model.w_out, = self.learner.rebuild(self.model.w_out)
                     self.model.tree = self.learner.tree
+                    self.rebuilds += 1
+                    self.rebuild_seconds += time.monotonic() - t0
             if not self.control[0]:
                 self.run_phase(self.total_tokens)
         except ZeroDivisionError:

@@ -69,7 +69,12 @@ def train_on_corpus(args, reporter, initial_tree, dictionary, corpus, pretrained
     rows = tree.n_internal * tree.arity if tree is not None else dictionary.nlabels
     w_out = np.zeros((rows, args.dim), dtype=np.float32)
     model = Model(args, dictionary, tree, w_in, w_out)
-    Session(model, corpus, reporter).run()
+    session = Session(model, corpus, reporter)
+    session.run()
+    if session.rebuilds:
+        train_s = time.monotonic() - session.start_time
+        reporter.info(f"Tree rebuilds: {session.rebuilds} in {session.rebuild_seconds:.2f} s "
+                      f"({100 * session.rebuild_seconds / train_s:.1f}% of training)")
     check_weights_in_range((("w_in", model.w_in), ("w_out", model.w_out)), args.epoch, args.lr)
     return model
 
