@@ -2,6 +2,15 @@
 fastText 0.9.2 ``ova`` and ``hs``, napkinXC's PLT and extremeText's PLT.
 
     python benchmarks/bench_multilabel.py [--only cooking,debian_tags] [--repeat N]
+    python benchmarks/make_next_word.py --size 350k --targets 5 --valid-size 10k \
+        --test-size 10k --out /tmp/treexc-data/gutenberg_next5 --name gutenberg_next5
+    python benchmarks/bench_multilabel.py --only gutenberg_next5
+
+gutenberg_next5 (made as above from ../shared/data/gutenberg_lm, not
+unpacked by this script): 350,000 positions of the text, input the up to 8
+words before, labels the distinct words of that position and the four after
+it in the same paragraph (every word a label: 53,076 in the training file,
+4.4 per line).
 
 For each data set and tool: P@1, P@3, P@5 on the test split (fastText's
 meter: correct predictions over predictions made), train time, test time
@@ -25,10 +34,12 @@ from harness import THREADS, log, p1, secs
 FLAGS = {
     "cooking": dict(dim=50, lr=0.5, epoch=25, wordNgrams=2, bucket=2000000),
     "debian_tags": dict(dim=50, lr=0.5, epoch=10, wordNgrams=2, bucket=2000000),
+    "gutenberg_next5": dict(dim=50, lr=0.5, epoch=2, wordNgrams=2, bucket=2000000),
 }
+MADE_HERE = {"gutenberg_next5"}  # made by make_next_word.py, not in ../shared/data
 # (row name, tool, extra flags)
 TOOLS = [
-    ("treexc plt, learned tree", "treexc", dict(loss="plt")),
+    ("treexc plt, learned tree", "treexc", dict(loss="plt", tree="learned")),
     ("treexc plt, Huffman tree", "treexc", dict(loss="plt", tree="huffman")),
     ("treexc plt, k-means tree", "treexc", dict(loss="plt", tree="cluster")),
     ("fastText ova", "fasttext", dict(loss="ova")),
@@ -179,6 +190,10 @@ def main():
     for name in opts.only:
         train_rel, test_rel = harness.split_files(name)
         train, test = base / train_rel, base / test_rel
+        if not train.exists() and name in MADE_HERE:
+            log(f"{name}: skipped, {train} is missing: make it with make_next_word.py "
+                "(see --help)")
+            continue
         if not train.exists():
             harness.unpack(Path(opts.data), base, train_rel)
             harness.unpack(Path(opts.data), base, test_rel)

@@ -223,6 +223,17 @@ def chunk_positions(first, words, seed, labelset):
     return local, index, h, mask
 
 
+def targets(words, p, n, labelset):
+    """The labels of position ``p``: its word, then the other distinct words
+    of positions p+1 .. p+n-1 of the same paragraph (``--targets``), in
+    order, those outside ``labelset`` left out."""
+    out = [words[p]]
+    for w in words[p + 1:p + n]:
+        if w not in out and (labelset is None or w in labelset):
+            out.append(w)
+    return out
+
+
 # ---------------------------------------------------------------- passes
 
 def top_words(path, k, progress):
@@ -295,8 +306,9 @@ def make_split(path, out_path, size, a, labelset, progress, total_lines=0):
                 writes = [f.write for f in files]
                 for li, p, hh, gg in zip(local[sel].tolist(), index[sel].tolist(),
                                          h[sel].tolist(), g[sel].tolist()):
-                    writes[gg](b"%016x %s%s %s\n" % (
-                        hh, prefix, words[li][p],
+                    writes[gg](b"%016x %s %s\n" % (
+                        hh, b" ".join(prefix + w for w in targets(words[li], p, a.targets,
+                                                                  labelset)),
                         b" ".join(iwords[li][p - ctx if p > ctx else 0:p])))
         for f in files:
             f.close()
@@ -314,7 +326,11 @@ def make_split(path, out_path, size, a, labelset, progress, total_lines=0):
                 if written + len(rows) > n:
                     del rows[n - written:]
                 out.writelines([r[17:] for r in rows])
-                labels.update([r[17:r.index(b" ", 17)] for r in rows])
+                for r in rows:  # the labels lead the line; input words never
+                    for token in r[17:].split(b" "):  # start with the prefix (escaped)
+                        if not token.startswith(prefix):
+                            break
+                        labels.add(token)
                 written += len(rows)
                 progress.show(f"{name}: sorting {gi + 1}/{ngroups} groups, "
                               f"{written:,} examples")
@@ -376,6 +392,10 @@ def parser():
                    help="keep only examples whose label is among the K most frequent "
                    "words of the training file (ties by bytes), in every split; "
                    "default: every word is a label")
+    p.add_argument("--targets", type=int, default=1, metavar="N",
+                   help="multi-label: the labels of a position are the distinct words of "
+                   "it and the N-1 positions after it in the same paragraph (those in "
+                   "the --labels set); eligibility and order stay the position's")
     p.add_argument("--context", type=int, default=8,
                    help="input = up to this many previous words of the same paragraph")
     p.add_argument("--seed", type=int, default=0, help="seed of the position hash (order and choice)")
@@ -407,6 +427,8 @@ def run(a, report=True):
         raise SystemExit("make_next_word: --out is required")
     if a.context < 1:
         raise SystemExit("make_next_word: --context must be >= 1")
+    if a.targets < 1:
+        raise SystemExit("make_next_word: --targets must be >= 1")
     if a.labels is not None and a.labels < 1:
         raise SystemExit("make_next_word: --labels must be >= 1")
     os.makedirs(a.out, exist_ok=True)
