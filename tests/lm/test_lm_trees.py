@@ -8,7 +8,7 @@ from lm_util import small_model
 
 from treexc.errors import TreexcError
 from treexc.lm.options import make_lm_args
-from treexc.lm.training import train_lm
+from treexc.lm.training import train_lm, tree_shape
 from treexc.trees.builders import random_tree
 from treexc.trees.cluster import cluster_tree, greedy_fill
 from treexc.trees.learner import move_leaf_rows, remap_rows
@@ -108,3 +108,18 @@ def test_learned_tree_separates_two_languages(tmp_path):
     assert len(a_slots) == 1 and len(b_slots) == 1 and a_slots != b_slots
     a_slots, b_slots = slots["random"]
     assert len(a_slots) > 1 or len(b_slots) > 1
+
+
+@pytest.mark.parametrize("words, flags, shape", [
+    (5_028, {}, (2, 200)),          # a small vocabulary: the depth-2 floor
+    (150, {}, (2, 150)),            # below the floor: one root slot per word at most
+    (33_967, {}, (2, 261)),         # 261^2 >= 2 x 33,967
+    (33_967, {"massSlack": 0.0}, (2, 200)),   # 185^2 >= 33,967, raised to the floor
+    (256_377, {}, (3, 81)),         # above 131,072 words: three levels
+    (5_028, {"arity": 20}, (4, 20)),          # -arity alone: the least depth, 20^4 >= 2V
+    (5_028, {"depth": 3}, (3, 22)),           # -depth alone: the fitted arity
+])
+def test_default_tree_shape(words, flags, shape):
+    """docs/lm.md, "Default shape": depth and arity from the vocabulary size."""
+    args = make_lm_args(input="x", **flags)
+    assert tree_shape(args, words) == shape

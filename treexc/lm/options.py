@@ -43,8 +43,9 @@ class LMArgs:
                        "huffman (over word counts), random or cluster (fixed)", shape=True,
                        choices=TREES)
     arity: int = option(0, "tree arity M (0 = the smallest with M^depth >= twice the "
-                        "vocabulary, room for the mass cap; with -massSlack 0 the "
-                        "vocabulary)", shape=True)
+                        "vocabulary, room for the mass cap, with -massSlack 0 the "
+                        "vocabulary; at depth 2 at least 200, or the vocabulary size)",
+                        shape=True)
     depth: int = option(0, "tree depth D: leaves at depth at most D (a Huffman "
                       "tree's depths follow the counts; 0 = 2 up to 131,072 words, "
                       "else 3)", shape=True, at_least=0)

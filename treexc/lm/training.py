@@ -277,6 +277,10 @@ class LMSession:
 # they cost at most 2 * sqrt(2 * 131,072) = 1,024 output rows per position,
 # three above; leaves for twice the vocabulary, so the mass cap has room.
 DEPTH2_MAX_WORDS = 131_072
+# Two levels are never narrower than this (below 20,000 words): a narrower
+# root saves little (the output rows are a small part of a batch there) and
+# measured worse on three small corpora.
+DEPTH2_MIN_ARITY = 200
 
 
 def tree_shape(args, n_words):
@@ -289,7 +293,12 @@ def tree_shape(args, n_words):
         depth = fit_depth(room * n_words, args.arity)
     else:
         depth = 2 if n_words <= DEPTH2_MAX_WORDS else 3
-    return depth, args.arity or fit_arity(room * n_words, depth)
+    if args.arity:
+        return depth, args.arity
+    arity = fit_arity(room * n_words, depth)
+    if depth == 2:  # at most one slot per word at the root
+        arity = max(arity, min(DEPTH2_MIN_ARITY, n_words))
+    return depth, arity
 
 
 def make_tree(args, vocab, train, rng, reporter_factory=None, echo=None):
