@@ -115,3 +115,25 @@ def test_python_api_mirrors_the_classifier(tmp_path, sentence_text):
     again = treexc.load_lm(str(tmp_path / "lm.bin"))
     assert again.perplexity(str(tmp_path / "valid.txt")) == (ppl, n)
     assert again.predict_next(["the"], k=3) == lm.predict_next(["the"], k=3)
+
+
+@pytest.mark.parametrize("loss", ["softmax", "tree"])
+def test_keep_best_saves_the_best_validation_weights(tmp_path, sentence_text, loss):
+    """-keepBest 1 (the default): on a corpus that overfits, the weights
+    kept are those of the evaluation with the lowest validation perplexity,
+    tree included; -keepBest 0 keeps the last."""
+    (tmp_path / "train.txt").write_text(sentence_text(60))
+    (tmp_path / "valid.txt").write_text(sentence_text(60, seed=9))
+    valid = str(tmp_path / "valid.txt")
+    found = {}
+    for keep in (1, 0):
+        args = make_lm_args(input=str(tmp_path / "train.txt"), valid=valid, dim=32, epoch=15,
+                            thread=1, verbose=0, minCount=1, batch=16, lr=0.1, loss=loss,
+                            treeUpdates=5, seed=1, keepBest=keep)
+        model, records = train_lm(args)
+        ppls = [r["valid_ppl"] for r in records]
+        assert min(ppls) < ppls[-1] * 0.95, ppls  # it overfits: the test means something
+        found[keep] = perplexity(model, valid)[0]
+        assert found[keep] == pytest.approx(min(ppls) if keep else ppls[-1], rel=1e-5)
+        assert ("kept_epoch" in records[-1]) == bool(keep)
+    assert found[1] < found[0]

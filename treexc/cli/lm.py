@@ -97,8 +97,10 @@ def lm(**flags):
         outputs.publish()
         if records and args.verbose >= 1:  # a signal now is ignored: the run is done
             last = records[-1]
-            if "valid_ppl" in last:
-                click.echo(f"final valid perplexity {last['valid_ppl']:.2f}")
+            if "valid_ppl" in last:  # of the saved weights (-keepBest)
+                kept = last.get("kept_epoch")
+                saved = next(r for r in records if r["epoch"] == kept) if kept else last
+                click.echo(f"final valid perplexity {saved['valid_ppl']:.2f}")
 
 
 @click.command("test-lm")

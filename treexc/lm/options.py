@@ -62,6 +62,9 @@ class LMArgs:
     clusterEpoch: float = option(0.5, "epochs of the random-tree run whose vectors -tree "
                                  "cluster clusters", above=0, at_most=100)
     evalPerEpoch: int = option(1, "evaluations (and log records) per epoch", at_least=1)
+    keepBest: int = option(1, "with -valid: save the weights of the evaluation with the "
+                           "best validation perplexity, not the last (0: the last)",
+                           choices=(0, 1), saved=False)
     thread: int = option(0, "number of threads (0 = all cores)", at_least=1)
     seed: int = option(0, "random generator seed", at_least=0)
     verbose: int = option(2, "verbosity level: 0 silent, 1 results, 2 progress", saved=False)

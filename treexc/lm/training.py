@@ -15,6 +15,7 @@ of batches; evaluation ms/batch likewise, with batches of ``-batch``
 positions and all threads.
 """
 
+import copy
 import math
 import time
 from dataclasses import replace
@@ -82,6 +83,9 @@ class LMSession:
         self.rebuild_seconds = 0.0
         self.records = []
         self.last_loss = 0.0
+        # (valid perplexity, epoch, U, C, W, tree) of the best evaluation so far
+        # (-keepBest): small corpora overfit within the default 5 epochs
+        self.best = None
 
     def _epoch_schedule(self):
         """Sorted batch indices of this epoch where a phase ends, with what
@@ -224,6 +228,27 @@ class LMSession:
         self.rebuild_seconds += dt
         self.train_seconds += dt
 
+    def _keep_if_best(self, record):
+        ppl = record.get("valid_ppl")
+        if not self.args.keepBest or ppl is None or (self.best and self.best[0] <= ppl):
+            return
+        m = self.model
+        self.best = (ppl, record["epoch"], m.U.copy(), m.C.copy(),
+                     None if m.W is None else m.W.copy(), copy.deepcopy(m.tree))
+
+    def restore_best(self):
+        """Put back the weights of the best evaluation (-keepBest); its
+        epoch, or None when the last evaluation is the best."""
+        if self.best is None or self.best[1] == self.records[-1]["epoch"]:
+            return None
+        m = self.model
+        _, epoch, U, C, W, tree = self.best
+        m.U[...] = U
+        m.C[...] = C
+        if W is not None:
+            m.W, m.tree = W, tree
+        return epoch
+
     def _evaluate(self, epoch):
         m = self.model
         n = int(self.loss_n.sum())
@@ -265,6 +290,7 @@ class LMSession:
             eval_batches += nb
         if eval_batches:
             record["eval_ms_per_batch"] = 1000.0 * eval_seconds / eval_batches
+        self._keep_if_best(record)
         self.records.append(record)
         self.reporter.pause()  # the record's line goes below the bar, not into it
         self.on_eval(record)
@@ -360,6 +386,12 @@ def train_lm(args, reporter_factory=None, echo=None, on_eval=None):
     model = new_model(args, vocab, tree, rng)
     session = LMSession(model, train, args, reporter_factory, on_eval, valid, test)
     records = session.run()
+    kept = session.restore_best()
+    if kept is not None:
+        records[-1]["kept_epoch"] = kept
+        if echo:
+            echo(f"kept the weights of epoch {kept:g}: validation perplexity "
+                 f"{session.best[0]:.2f} (-keepBest 0 keeps the last)")
     check_weights_in_range((("U", model.U), ("C", model.C), ("W", model.W)), args.epoch,
                            args.lr)
     return model, records
