@@ -115,7 +115,9 @@ class TorchLBL:
                 nn.init.uniform_(self.emb.weight, -1.0 / d, 1.0 / d)
                 self.C = nn.Parameter(torch.empty(T * d, d).uniform_(-d ** -0.5, d ** -0.5))
                 if adaptive:
-                    self.out = nn.AdaptiveLogSoftmaxWithLoss(d, V, a.cutoffs, div_value=4.0)
+                    # cutoffs past a small vocabulary are dropped (PyTorch refuses them)
+                    cutoffs = [c for c in a.cutoffs if c < V - 1] or [max(1, V // 4)]
+                    self.out = nn.AdaptiveLogSoftmaxWithLoss(d, V, cutoffs, div_value=4.0)
                 else:
                     self.bias = nn.Parameter(torch.zeros(V))  # tied output embeddings
 
