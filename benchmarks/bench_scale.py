@@ -100,12 +100,16 @@ class ScaleBench(Bench):
         run([TREEXC, "predict", model, str(tiny)])
 
     def treexc_row(self, train, test, model_flags, **changed):
+        """Train, then test (P@1, P@5) and predict ``test``; without ``test``
+        only train."""
         self.once("warm", self.warm_cache)
         out = self.work / ("treexc" + "".join(model_flags).replace("-", "_"))
         flags = [*model_flags, *flag_list({**FLAGS, **changed})]
         self.log(f"treexc {train.name} {' '.join(flags)}")
         t = run([TREEXC, "supervised", "-input", str(train), "-output", str(out), *flags,
                  "-verbose", "1"])
+        if test is None:
+            return {"train_s": t.wall, "maxrss": t.maxrss_mib}
         m = REBUILDS.search(t.err)
         r1 = run([TREEXC, "test", f"{out}.bin", str(test)])
         r5 = run([TREEXC, "test", f"{out}.bin", str(test), "5"])
@@ -118,9 +122,11 @@ class ScaleBench(Bench):
     def fasttext_row(self, train, test, loss, **changed):
         flags = {**FLAGS, **changed, "loss": loss, "verbose": 0}
         self.log(f"fastText {train.name} {flags}")
-        r = run([PYTHON, FASTTEXT_RUN, "train", str(train), json.dumps(flags),
-                 "--test", str(test), "--p5"])
+        r = run([PYTHON, FASTTEXT_RUN, "train", str(train), json.dumps(flags)]
+                + (["--test", str(test), "--p5"] if test else []))
         f = json.loads(r.out)
+        if test is None:
+            return {**f, "maxrss": r.maxrss_mib}
         return {**f, "maxrss": r.maxrss_mib, "predict_lps": f["n"] / f["test_s"]}
 
     def case_next(self):
@@ -163,7 +169,7 @@ class ScaleBench(Bench):
                         "P@1"], rows)
 
     def case_flat(self):
-        train, test = self.data(self.opts.next)
+        train, _ = self.data(self.opts.next)
         n_all = count_lines(train)
         lines = min(self.opts.flat_lines, n_all // 2)
         # N lines hold a few thousand labels: lines of labels and no words
@@ -178,8 +184,8 @@ class ScaleBench(Bench):
                 out.write(labels.read_bytes())
             # the slope between N and 2N examples: start-up, reading and the
             # label lines cancel out
-            times[n] = (self.treexc_row(part, test, ("-loss", "softmax"))["train_s"],
-                        self.fasttext_row(part, test, "softmax")["train_s"])
+            times[n] = (self.treexc_row(part, None, ("-loss", "softmax"))["train_s"],
+                        self.fasttext_row(part, None, "softmax")["train_s"])
         rows = []
         for i, name in enumerate(("treexc flat softmax", "fastText 0.9.2 softmax")):
             per = (times[2 * lines][i] - times[lines][i]) / lines
