@@ -33,7 +33,7 @@ import re
 from pathlib import Path
 
 from harness import (FASTTEXT_RUN, PYTHON, REPO, THREADS, TREEXC, Bench, Section,
-                     count_lines, flag_list, head, parse_p1, run, secs)
+                     count_lines, flag_list, head, parse_precision, run, secs)
 
 CASES = ("next", "labels", "flat")
 FLAGS = dict(dim=50, lr=0.5, epoch=1, thread=THREADS)
@@ -54,13 +54,6 @@ def files(folder):
     if len(train) != 1:
         raise SystemExit(f"{folder}: expected one NAME.train.txt (make_next_word.py --out)")
     return train[0], Path(str(train[0])[:-len(".train.txt")] + ".test.txt")
-
-
-def p_at(output, k):
-    for line in output.decode().splitlines():
-        if line.startswith(f"P@{k}\t"):
-            return float(line.split("\t")[1])
-    raise RuntimeError(f"no P@{k} line in treexc test output: {output!r}")
 
 
 def label_lines(train, path, per_line=1000):
@@ -115,8 +108,8 @@ class ScaleBench(Bench):
         r5 = run([TREEXC, "test", f"{out}.bin", str(test), "5"])
         pr = run([TREEXC, "predict", f"{out}.bin", str(test)])
         n = count_lines(test)
-        return {"train_s": t.wall, "maxrss": t.maxrss_mib, "p1": parse_p1(r1.out),
-                "p5": p_at(r5.out, 5), "test_s": r1.wall, "predict_lps": n / pr.wall,
+        return {"train_s": t.wall, "maxrss": t.maxrss_mib, "p1": parse_precision(r1.out, 1),
+                "p5": parse_precision(r5.out, 5), "test_s": r1.wall, "predict_lps": n / pr.wall,
                 "rebuild_s": float(m.group(2)) if m else 0.0}
 
     def fasttext_row(self, train, test, loss, **changed):
@@ -124,16 +117,16 @@ class ScaleBench(Bench):
         self.log(f"fastText {train.name} {flags}")
         r = run([PYTHON, FASTTEXT_RUN, "train", str(train), json.dumps(flags)]
                 + (["--test", str(test), "--p5"] if test else []))
-        f = json.loads(r.out)
-        if test is None:
-            return {**f, "maxrss": r.maxrss_mib}
-        return {**f, "maxrss": r.maxrss_mib, "predict_lps": f["n"] / f["test_s"]}
+        f = {**json.loads(r.out), "maxrss": r.maxrss_mib}
+        if test is not None:
+            f["predict_lps"] = f["n"] / f["test_s"]
+        return f
 
     def case_next(self):
         train, test = self.data(self.opts.next)
-        rows, figures = [], {}
+        rows = []
         for name, arity, flags in TREEXC_ROWS:
-            f = figures[name] = self.treexc_row(train, test, flags)
+            f = self.treexc_row(train, test, flags)
             share = f"{secs(f['rebuild_s'])} ({100 * f['rebuild_s'] / f['train_s']:.1f}%)" \
                 if flags[1] == "tree" else ""
             rows.append([name, arity, f"{f['p1']:.4f}", f"{f['p5']:.4f}", secs(f["train_s"]),

@@ -107,11 +107,16 @@ def flags_text(flags):
     return " ".join(flag_list(flags))
 
 
-def parse_p1(output):
+def parse_precision(output, k):
+    """P@k from `treexc test` output (its ``P@k\tVALUE`` line)."""
     for line in output.decode().splitlines():
-        if line.startswith("P@1\t"):
+        if line.startswith(f"P@{k}\t"):
             return float(line.split("\t")[1])
-    raise RuntimeError(f"no P@1 line in treexc test output: {output!r}")
+    raise RuntimeError(f"no P@{k} line in treexc test output: {output!r}")
+
+
+def parse_p1(output):
+    return parse_precision(output, 1)
 
 
 def fasttext_train(train, evalf, flags, repeat=1, save=None):

@@ -83,9 +83,9 @@ class LMSession:
         self.rebuild_seconds = 0.0
         self.records = []
         self.last_loss = 0.0
-        # (valid perplexity, epoch, U, C, W, tree) of the best evaluation so far
+        # the record and (U, C, W, tree) of the best evaluation so far
         # (-keepBest): small corpora overfit within the default 5 epochs
-        self.best = None
+        self.best = self.best_weights = None
 
     def _epoch_schedule(self):
         """Sorted batch indices of this epoch where a phase ends, with what
@@ -230,24 +230,27 @@ class LMSession:
 
     def _keep_if_best(self, record):
         ppl = record.get("valid_ppl")
-        if not self.args.keepBest or ppl is None or (self.best and self.best[0] <= ppl):
+        if not self.args.keepBest or ppl is None:
+            return
+        if self.best is not None and self.best["valid_ppl"] <= ppl:
             return
         m = self.model
-        self.best = (ppl, record["epoch"], m.U.copy(), m.C.copy(),
-                     None if m.W is None else m.W.copy(), copy.deepcopy(m.tree))
+        self.best = record
+        self.best_weights = (m.U.copy(), m.C.copy(), None if m.W is None else m.W.copy(),
+                             copy.deepcopy(m.tree))
 
     def restore_best(self):
         """Put back the weights of the best evaluation (-keepBest); its
-        epoch, or None when the last evaluation is the best."""
-        if self.best is None or self.best[1] == self.records[-1]["epoch"]:
+        record, or None when the last evaluation is the best."""
+        if self.best is None or self.best is self.records[-1]:
             return None
         m = self.model
-        _, epoch, U, C, W, tree = self.best
+        U, C, W, tree = self.best_weights
         m.U[...] = U
         m.C[...] = C
         if W is not None:
             m.W, m.tree = W, tree
-        return epoch
+        return self.best
 
     def _evaluate(self, epoch):
         m = self.model
@@ -388,10 +391,10 @@ def train_lm(args, reporter_factory=None, echo=None, on_eval=None):
     records = session.run()
     kept = session.restore_best()
     if kept is not None:
-        records[-1]["kept_epoch"] = kept
+        records[-1]["kept_epoch"] = kept["epoch"]
         if echo:
-            echo(f"kept the weights of epoch {kept:g}: validation perplexity "
-                 f"{session.best[0]:.2f} (-keepBest 0 keeps the last)")
+            echo(f"kept the weights of epoch {kept['epoch']:g}: validation perplexity "
+                 f"{kept['valid_ppl']:.2f} (-keepBest 0 keeps the last)")
     check_weights_in_range((("U", model.U), ("C", model.C), ("W", model.W)), args.epoch,
                            args.lr)
     return model, records
