@@ -60,6 +60,8 @@ def treexc_row(row, a, files, out):
         log=log_file, name=row, dim=a.dim, context=a.context, batch=a.batch, lr=a.lr,
         epoch=a.epoch, thread=a.thread, evalPerEpoch=a.eval_per_epoch, minCount=a.min_count,
         seed=a.seed, verbose=1))]
+    if a.epoch > 1:  # learning curves: the test perplexity of every evaluation
+        cmd += ["-test", files["test"]]
     if row == "flat":
         cmd += ["-loss", "softmax"]
     else:

@@ -131,9 +131,20 @@ def test_checks_derive_from_the_fields():
             make_args(input="x", **flags)
     for flags, message in [(dict(leafRows=2), "-leafRows 2: must be 0 or 1"),
                            (dict(clusterEpoch=0.0), "-clusterEpoch 0.0: must be > 0"),
-                           (dict(massSlack=float("nan")), "-massSlack nan")]:
+                           (dict(massSlack=float("nan")), "-massSlack nan"),
+                           (dict(lr=-0.1), "-lr -0.1: must be >= 0"),
+                           (dict(lr=float("nan")), "-lr nan")]:
         with pytest.raises(treexc.TreexcError, match=message):
             make_lm_args(input="x", **flags)
+
+
+def test_lm_learning_rate_follows_the_dimension_unless_given():
+    """-lr 0 (the default) keeps lr * dim at 0.1 * 100 above -dim 100."""
+    assert make_lm_args(input="x").lr == pytest.approx(0.05)  # the default -dim 200
+    assert make_lm_args(input="x", dim=400).lr == pytest.approx(0.025)
+    assert make_lm_args(input="x", dim=100).lr == pytest.approx(0.1)
+    assert make_lm_args(input="x", dim=16).lr == pytest.approx(0.1)
+    assert make_lm_args(input="x", dim=400, lr=0.2).lr == 0.2
 
 
 class Terminal(io.StringIO):

@@ -15,6 +15,20 @@ MODEL_KIND = "lm"
 
 LOSSES = ("tree", "softmax")
 
+# -lr 0 (the default): BASE_LR up to BASE_DIM dimensions, BASE_LR * BASE_DIM / dim
+# above.  Adagrad moves each coordinate of a row by about lr per step, so a
+# step changes a score (a dot product over dim coordinates) by about lr * dim:
+# keeping lr * dim fixed keeps the step in score space as it was at the rate
+# measured best at -dim 100.  At -dim 200, one epoch: KJV valid perplexity
+# tree 43.15 -> 41.46, flat 41.76 -> 40.77 (lr 0.1 -> 0.05); confirmed on the
+# first 1M tokens of gutenberg_lm, not used to choose: tree 91.37 -> 85.98,
+# flat 89.70 -> 85.18 (docs/lm.md, "Learning rate").
+BASE_LR, BASE_DIM = 0.1, 100
+
+
+def default_lr(dim):
+    """The Adagrad rate -lr 0 stands for at this -dim."""
+    return BASE_LR * min(1.0, BASE_DIM / dim)
 
 
 @dataclass
@@ -34,7 +48,8 @@ class LMArgs:
     context: int = option(4, "number of previous words in the context", shape=True,
                           at_least=1)
     batch: int = option(128, "mini-batch size (positions per Adagrad step)", at_least=1)
-    lr: float = option(0.1, "Adagrad learning rate", above=0)
+    lr: float = option(0.0, "Adagrad learning rate (0 = 0.1 up to -dim 100, 10/dim above: "
+                       "0.05 at the default -dim 200)", at_least=0)
     epoch: int = option(5, "number of epochs", at_least=1)
     minCount: int = option(5, "words seen fewer times become <unk>", shape=True, at_least=1)
     loss: str = option("tree", "output layer: tree (tree softmax) or softmax (flat, tied "
@@ -77,6 +92,8 @@ def make_lm_args(**flags):
     """LMArgs from keyword flags, validated."""
     args = options_from_flags(LMArgs, flags)
     validate(args)
+    if args.lr == 0:
+        args.lr = default_lr(args.dim)
     return args
 
 
