@@ -265,7 +265,7 @@ def timing(a, files, out):
                                    arity=a.arity, massSlack=a.mass_slack)
         tree = None
         if loss == "tree":
-            depth, arity = treexc.tree_shape(args, vocab.size)
+            depth, arity, _ = treexc.tree_shape(args, vocab.size)
             tree = treexc.random_tree(vocab.size, arity, depth, rng)
         m = treexc.new_model(args, vocab, tree, rng)
         e = m.engine(B)

@@ -58,8 +58,8 @@ def test_cli_errors(tmp_path, sentence_text):
                              str(tmp_path / "m"), "-tree", "oak"])
     assert r.exit_code == 1 and "-tree oak: unknown tree" in r.output
     r = runner.invoke(main, ["lm", "-input", str(tmp_path / "t.txt"), "-output",
-                             str(tmp_path / "m"), "-massSlack", "-1"])
-    assert r.exit_code == 1 and "-massSlack -1.0: must be >= 0" in r.output
+                             str(tmp_path / "m"), "-massSlack", "-2"])
+    assert r.exit_code == 1 and "-massSlack -2.0: must be >= -1" in r.output
     r = runner.invoke(main, ["test-lm", str(tmp_path / "t.txt"), str(tmp_path / "t.txt")])
     assert r.exit_code == 1 and "not a treexc model file" in r.output
 

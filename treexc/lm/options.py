@@ -64,9 +64,10 @@ class LMArgs:
     depth: int = option(0, "tree depth D: leaves at depth at most D (a Huffman "
                       "tree's depths follow the counts; 0 = 2 up to 131,072 words, "
                       "else 3)", shape=True, at_least=0)
-    massSlack: float = option(1.0, "learned tree: a subtree takes at most massSlack/arity "
+    massSlack: float = option(-1.0, "learned tree: a subtree takes at most massSlack/arity "
                               "of its parent's word occurrences unless it holds one word "
-                              "(0 = no limit)", at_least=0)
+                              "(0 = no limit; -1 = 1 on a two-level tree, 0 deeper)",
+                              at_least=-1)
     treeUpdates: int = option(50, "-tree learned: rebuilds (AssignLabels) per epoch, "
                               "while it is learned (see -treeEpochs)", at_least=0)
     treeEpochs: float = option(0, "the learned tree is rebuilt during the first (fraction "

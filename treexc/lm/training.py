@@ -310,24 +310,34 @@ DEPTH2_MAX_WORDS = 131_072
 # root saves little (the output rows are a small part of a batch there) and
 # measured worse on three small corpora.
 DEPTH2_MIN_ARITY = 200
+# The mass cap by default: on two-level trees only.  Deeper, it measured no
+# better (gutenberg_small_lm, depth 3, arity 40: 134.6 without, 134.7 with;
+# all of gutenberg_lm: the paper's uncapped 65-ary tree 166.2, the capped
+# 81-ary one 168.2) and it needs room for twice the vocabulary (a wider tree).
+DEPTH2_MASS_SLACK = 1.0
 
 
 def tree_shape(args, n_words):
-    """``(depth, arity)`` of the tree over ``n_words`` words: ``-depth`` and
-    ``-arity`` where given, else the default rule."""
-    room = 2 if args.massSlack > 0 else 1
+    """``(depth, arity, mass_slack)`` of the tree over ``n_words`` words:
+    ``-depth``, ``-arity`` and ``-massSlack`` where given, else the default
+    rule (a negative ``-massSlack``: the cap on a two-level tree only)."""
+    slack = args.massSlack
     if args.depth:
         depth = args.depth
     elif args.arity:  # the least depth that holds them at this arity
-        depth = fit_depth(room * n_words, args.arity)
+        depth = fit_depth((1 if slack == 0 else 2) * n_words, args.arity)
+        if slack < 0 and depth > 2:  # no cap deeper, so no room needed for it
+            depth = fit_depth(n_words, args.arity)
     else:
         depth = 2 if n_words <= DEPTH2_MAX_WORDS else 3
+    if slack < 0:
+        slack = DEPTH2_MASS_SLACK if depth <= 2 else 0.0
     if args.arity:
-        return depth, args.arity
-    arity = fit_arity(room * n_words, depth)
+        return depth, args.arity, slack
+    arity = fit_arity((2 if slack > 0 else 1) * n_words, depth)
     if depth == 2:  # at most one slot per word at the root
         arity = max(arity, min(DEPTH2_MIN_ARITY, n_words))
-    return depth, arity
+    return depth, arity, slack
 
 
 def make_tree(args, vocab, train, rng, reporter_factory=None, echo=None):
@@ -371,7 +381,7 @@ def train_lm(args, reporter_factory=None, echo=None, on_eval=None):
     data = read_text(args.input)
     vocab = build_vocab(data, args.minCount, name)
     if args.loss == "tree":  # the shape the tree will have, saved with the model
-        args.depth, args.arity = tree_shape(args, vocab.size)
+        args.depth, args.arity, args.massSlack = tree_shape(args, vocab.size)
     memory.refuse_oversized(memory.lm_parts(args, vocab.size, args.arity or 2))
     train = Stream(name, vocab.encode(data))
     del data
