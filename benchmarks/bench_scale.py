@@ -146,7 +146,7 @@ class ScaleBench(Bench):
     def case_labels(self):
         counts = [int(k) for k in self.opts.label_counts.split(",")]
         size = QUICK_LINES if self.quick else self.opts.label_size
-        rows = []
+        rows, measured = [], []
         for k in counts:
             folder = self.work / f"labels{k}"
             self.log(f"make_next_word.py --size {size} --labels {k}")
@@ -154,12 +154,38 @@ class ScaleBench(Bench):
                  "--valid-size", "1000", "--test-size", "10000", "--out", str(folder)])
             train, test = files(folder)
             f = self.treexc_row(train, test, TREEXC_ROWS[0][2])
+            measured.append((k, f))
             rows.append([f"{k:,}", secs(f["train_s"]), secs(f["rebuild_s"]),
                          f"{100 * f['rebuild_s'] / f['train_s']:.1f}%", f"{f['maxrss']:.0f}",
                          f"{f['p1']:.4f}"])
+        self.plot_labels(measured, Path(self.opts.results).with_suffix(".labels.png"))
         return Section(f"label count: learned 20-ary tree, {size:,} examples each",
                        ["labels", "train s", "rebuilds s", "rebuild share", "peak MiB",
                         "P@1"], rows)
+
+    def plot_labels(self, measured, path):
+        """Training time, rebuild time and peak memory against the label
+        count (log scale), to ``path``; skipped without matplotlib."""
+        try:
+            import matplotlib
+            matplotlib.use("Agg")
+            import matplotlib.pyplot as plt
+        except ImportError:
+            self.log("matplotlib not installed: no label-count plot (pip install matplotlib)")
+            return
+        ks = [k for k, _ in measured]
+        fig, (left, right) = plt.subplots(1, 2, figsize=(9, 3.6))
+        left.plot(ks, [f["train_s"] for _, f in measured], marker="o", label="training")
+        left.plot(ks, [f["rebuild_s"] for _, f in measured], marker="o",
+                  label="of which tree rebuilds")
+        left.set(xscale="log", xlabel="labels", ylabel="seconds")
+        left.legend()
+        right.plot(ks, [f["maxrss"] for _, f in measured], marker="o")
+        right.set(xscale="log", xlabel="labels", ylabel="peak memory (MiB)")
+        fig.suptitle("learned 20-ary tree, next word, equal examples")
+        fig.tight_layout()
+        fig.savefig(path, dpi=110)
+        self.log(f"wrote {path}")
 
     def case_flat(self):
         train, _ = self.data(self.opts.next)
