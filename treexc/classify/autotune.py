@@ -205,8 +205,13 @@ class Search:
 
     # -- successive halving ----------------------------------------------------
     def next_job(self):
-        """``(config, rung)``: a promotion if one is due (highest rung
-        first), else a new configuration at rung 0."""
+        """``(config, rung)``: first the user's flags with all their epochs
+        (the model training without autotune would give: the search never
+        returns a worse one on the validation file), then a promotion if
+        one is due (highest rung first), else a new configuration at rung 0."""
+        if not self.configs:
+            self.configs.append(self.new_config())
+            return 0, RUNGS - 1
         for rung in reversed(range(RUNGS - 1)):
             done = self.scores[rung]
             ranked = sorted((c for c in done if done[c] > -math.inf),
