@@ -78,8 +78,10 @@ def treexc_row(row, a, files, out):
     test = run([a.treexc, "test-lm", os.path.join(out, row + ".bin"), files["test"],
                 "-thread", str(a.thread)]).out.decode()
     records = [json.loads(x) for x in open(log_file)]
+    # -keepBest (treexc's default with -valid) saves the best evaluation's model
     records[-1].update(test_ppl_final=float(test.split()[1]), wall_seconds=wall,
-                       command=" ".join(cmd))
+                       command=" ".join(cmd),
+                       saved_valid_ppl=min(r["valid_ppl"] for r in records))
     write_records(log_file, records)
 
 
@@ -295,7 +297,8 @@ def results_table(out, rows):
     lines = []
     for row in [r for r in rows if r in names] + sorted(set(names) - set(rows)):
         r = [json.loads(x) for x in open(os.path.join(out, f"{row}.jsonl"))][-1]
-        lines.append([row + (" (partial)" if r.get("partial") else ""), f"{r['valid_ppl']:.1f}",
+        valid = r.get("saved_valid_ppl", r["valid_ppl"])
+        lines.append([row + (" (partial)" if r.get("partial") else ""), f"{valid:.1f}",
                       f"{r.get('test_ppl_final', float('nan')):.1f}",
                       f"{r['train_ms_per_batch']:.2f}", f"{r['eval_ms_per_batch']:.2f}",
                       f"{r['train_tokens_per_sec']:,.0f}", f"{r['train_seconds']:.0f}"])
