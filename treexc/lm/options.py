@@ -58,7 +58,7 @@ class LMArgs:
                        "huffman (over word counts), random or cluster (fixed)", shape=True,
                        choices=TREES)
     arity: int = option(0, "tree arity M (0 = the smallest with M^depth >= twice the "
-                        "vocabulary, room for the mass cap, with -massSlack 0 the "
+                        "vocabulary where the mass cap is on, room for it, else the "
                         "vocabulary; at depth 2 at least 200, or the vocabulary size)",
                         shape=True)
     depth: int = option(0, "tree depth D: leaves at depth at most D (a Huffman "
