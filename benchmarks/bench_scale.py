@@ -17,8 +17,9 @@ the data are `make_next_word.py` folders, NAME.train.txt and NAME.test.txt):
           peak memory (the process's ru_maxrss)
   labels  the learned 20-ary tree on --label-size examples whose label is
           among the K most frequent words, K in --label-counts (files made
-          here with make_next_word.py --labels K): train s, rebuild s,
-          peak memory, as K grows
+          here with make_next_word.py --labels K): the labels the file
+          holds, train s, rebuild s, peak memory, as K grows (and a plot,
+          RESULTS.labels.png, when matplotlib is installed)
   flat    treexc's and fastText's flat softmax over every label of --next,
           trained on its first N = --flat-lines and 2N examples (plus lines
           naming every label, so the output layer is the full one): seconds
