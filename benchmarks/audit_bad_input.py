@@ -1774,6 +1774,11 @@ def api_cases():
           ft="ft.train_supervised(input='good.txt', bogus=1)")
     acase("train_supervised input=None", "treexc.train_supervised(input=None)",
           ft="ft.train_supervised(input=None)")
+    acase("train_supervised epoch=1.5 (a model its loader refused)",
+          "treexc.train_supervised(input='good.txt', epoch=1.5, verbose=0).save_model('e.bin'); "
+          "treexc.load_model('e.bin')")
+    acase("train_supervised input=123 (read file descriptor 123)",
+          "treexc.train_supervised(input=123)")
     acase("load_model missing", "treexc.load_model('missing.bin')",
           ft="ft.load_model('missing.bin')")
     acase("load_model a text file", "treexc.load_model('good.txt')",

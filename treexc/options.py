@@ -15,6 +15,7 @@ This module imports neither numpy nor Numba: ``treexc --help`` reads it.
 
 import dataclasses
 import math
+import numbers
 import os
 
 from .errors import TreexcError
@@ -79,6 +80,7 @@ def options_from_flags(cls, flags):
         target = field_of[name]
         if target in values:
             raise TreexcError(f"-{spelled[target]} and -{name} are the same option: give one")
+        value = typed_value(fields[target], name, value)
         aliases = fields[target].metadata.get("value_aliases", {})
         values[target] = aliases.get(value, value) if isinstance(value, str) else value
         spelled[target] = name
@@ -86,6 +88,28 @@ def options_from_flags(cls, flags):
     if "thread" in fields and not options.thread:
         options.thread = default_threads()
     return options
+
+
+def typed_value(field, name, value):
+    """``value`` as the field's type (the Python API takes any value): an
+    int option any integral number but a bool, a float option any real
+    number, a text option a str or a path; anything else is refused, since
+    the kernels and the saved model (which the loader checks) need that
+    type."""
+    kind = field.type
+    if kind is bool and isinstance(value, (bool, numbers.Integral)) and value in (0, 1):
+        return bool(value)
+    if kind is int and isinstance(value, numbers.Integral) and not isinstance(value, bool):
+        return int(value)
+    if kind is float and isinstance(value, numbers.Real) and not isinstance(value, bool):
+        return float(value)
+    if kind is str and isinstance(value, (str, bytes, os.PathLike)):
+        return os.fsdecode(value)
+    if kind not in (bool, int, float, str):
+        return value
+    wanted = {bool: "True or False", int: "an integer", float: "a number",
+              str: "a text (str)"}[kind]
+    bad_option(name, repr(value), f"must be {wanted}, not {type(value).__name__}")
 
 
 def bad_option(name, value, why):

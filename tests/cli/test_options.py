@@ -181,3 +181,25 @@ def test_both_commands_take_the_same_tree_names(train_file, tmp_path, tree):
     assert classifier.tree.max_depth() <= 2 or not depth_limited
     assert classifier.args.tree == (tree if tree in ("random", "cluster") else "")
     assert classifier.args.loss == ("hs" if tree == "huffman" else "tree")
+
+
+def test_python_api_refuses_values_of_the_wrong_type(train_file, tmp_path):
+    """The Python API takes any value: one of the wrong type is refused by
+    name, before training (an ``epoch=1.5`` run wrote a model that its own
+    loader refused as corrupt); integral and path-like values are taken."""
+    for flags, message in [(dict(epoch=1.5), "-epoch 1.5: must be an integer, not float"),
+                           (dict(epoch=True), "-epoch True: must be an integer"),
+                           (dict(dim="6"), "-dim '6': must be an integer, not str"),
+                           (dict(lr="0.1"), "-lr '0.1': must be a number, not str"),
+                           (dict(input=123), "-input 123: must be a text"),
+                           (dict(input=[str(train_file)]), "-input .*: must be a text")]:
+        with pytest.raises(treexc.TreexcError, match=message):
+            treexc.train_supervised(**{"input": str(train_file), **flags})
+    with pytest.raises(treexc.TreexcError, match="-epoch 1.5: must be an integer"):
+        make_lm_args(input="x", epoch=1.5)
+    np = pytest.importorskip("numpy")
+    model = treexc.train_supervised(input=train_file, epoch=np.int64(2), lr=np.float32(0.3),
+                                    dim=6, thread=1, verbose=0)
+    assert type(model.args.epoch) is int and type(model.args.lr) is float
+    model.save_model(str(tmp_path / "typed.bin"))
+    assert treexc.load_model(str(tmp_path / "typed.bin")).args.epoch == 2
