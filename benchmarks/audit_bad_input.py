@@ -43,6 +43,7 @@ import random
 import resource
 import shutil
 import signal
+import stat
 import struct
 import subprocess
 import sys
@@ -1525,6 +1526,14 @@ def lm_cases():
     lcase("-log into a missing folder", "-log no/such/log.jsonl")
     lcase("-log is a folder", "-log adir", setup=lambda ctx: ctx.path("adir").mkdir(exist_ok=True))
     lcase("-output into a missing folder", "-output no/such/lm")
+    lcase("-log is the training text", "-log lmcopy.txt", input_="lmcopy.txt",
+          setup=lambda ctx: shutil.copyfile(ctx.path("lmtext.txt"), ctx.path("lmcopy.txt")),
+          after=lambda ctx, res: None if ctx.read("lmcopy.txt") == ctx.read("lmtext.txt")
+          else "the training text replaced by the log")
+    lcase("-log is OUTPUT.bin", "-log lmout.bin")
+    lcase("-log is a named pipe", "-log logfifo", setup=lambda ctx: make_fifo(ctx, "logfifo", None),
+          after=lambda ctx, res: None if stat.S_ISFIFO(os.stat(ctx.path("logfifo")).st_mode)
+          else "the named pipe replaced by a regular file")
     case("lm/-verbose 2 progress into a log file", f"treexc lm -input big.txt "
          f"{with_flags(LM, '-verbose 2 -epoch 2')} 2> progress.log; cat progress.log",
          expect="ok", check=few_progress_lines,
@@ -1671,6 +1680,10 @@ def vector_cases():
     case("vectors/print-word-vectors fastText model", "echo bread | treexc print-word-vectors ft.bin",
          expect="ok", note="read as the treexc model it converts to (issue 14)")
     case("vectors/print-word-vectors missing model", "echo bread | treexc print-word-vectors x.bin")
+    case("vectors/convert OUTPUT is the fastText model it reads",
+         "cp ft.bin ftcopy.bin && treexc convert ftcopy.bin ftcopy.bin",
+         after=lambda ctx, res: None if ctx.read("ftcopy.bin") == ctx.read("ft.bin")
+         else "the fastText model replaced")
     case("vectors/print-word-vectors LM file", "echo bread | treexc print-word-vectors lm.bin",
          expect="either", check=lines_out(1))
     case("vectors/print-sentence-vectors invalid UTF-8",

@@ -5,6 +5,7 @@ import gzip
 import io
 import os
 import shutil
+import stat
 import subprocess
 import sys
 import threading
@@ -223,6 +224,41 @@ def test_output_in_read_only_folder(folder):  # pragma: no cover - root here
         assert os.listdir(ro) == []
     finally:
         ro.chmod(0o755)
+
+
+
+def test_output_onto_a_fifo_or_device_is_refused(folder, model_path):
+    """Publishing renames a new file over the old name: a FIFO, a device
+    (``-log /dev/null``, root's /dev/null itself) would become a regular
+    file. Refused before anything is written, the FIFO left as it was."""
+    fifo = folder / "fifo"
+    os.mkfifo(fifo)
+    os.mkfifo(folder / "m2.bin")
+    lm = ["lm", "-input", folder / "good.txt", "-output", folder / "lm", "-epoch", "1",
+          "-dim", "4", "-thread", "1", "-verbose", "0"]
+    user_error(lm + ["-log", fifo], f"-log {fifo}: is a named pipe (FIFO), not a regular file")
+    user_error(["supervised", "-input", folder / "good.txt", "-output", folder / "m2"] + FAST,
+               f"-output {folder / 'm2'}: {folder / 'm2.bin'}: is a named pipe")
+    with pytest.raises(treexc.TreexcError, match="is a named pipe"):
+        treexc.load_model(str(model_path)).save_model(str(fifo))
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode) and stat.S_ISFIFO(os.stat(folder / "m2.bin").st_mode)
+    assert sorted(os.listdir(folder)) == ["fifo", "good.txt", "m2.bin"]
+
+
+def test_output_that_would_replace_an_input_is_refused(folder):
+    """``-log`` naming the training or validation text replaced it with the
+    log (the text lost); naming OUTPUT.bin it failed late ("cannot publish")
+    after replacing the previous model. Refused before training."""
+    text = folder / "good.txt"
+    lm = ["lm", "-input", text, "-valid", text, "-output", folder / "lm", "-epoch", "1",
+          "-dim", "4", "-thread", "1", "-verbose", "0"]
+    user_error(lm + ["-log", text], f"-log {text}: the same file as {text}, which this run reads")
+    user_error(lm + ["-log", folder / "lm.bin"], "which this run writes")
+    shutil.copy(text, folder / "x.vec")
+    user_error(["supervised", "-input", folder / "x.vec", "-output", folder / "x"] + FAST,
+               f"{folder / 'x.vec'}: the same file as")
+    assert text.read_text() == GOOD and (folder / "x.vec").read_text() == GOOD
+    assert sorted(os.listdir(folder)) == ["good.txt", "x.vec"]
 
 
 # -- flags ------------------------------------------------------------------------------------

@@ -54,7 +54,8 @@ def supervised(**flags):
     bin_path, vec_path, out_path = (args.output + ext for ext in (".bin", ".vec", ".output"))
     # published together, the .bin last (see publish.py)
     finals = ([out_path] if args.saveOutput else []) + [vec_path, bin_path]
-    check_output_writable(args.output, finals)
+    check_output_writable(args.output, finals,
+                          inputs=[args.input, tune.autotuneValidationFile])
     outputs = OutputSet(finals)
     with interrupt_on_signals(), outputs:
         outputs.remove_stale()
@@ -359,7 +360,7 @@ def quantize(**flags):
 
     q = options_from_flags(QuantizeArgs, flags)
     bin_path, ftz_path = q.output + ".bin", q.output + ".ftz"
-    check_output_writable(q.output, [ftz_path])
+    check_output_writable(q.output, [ftz_path], inputs=[q.input])
     model = load_classifier(bin_path)
     verbose = model.args.verbose if q.verbose is None else q.verbose
     outputs = OutputSet([ftz_path])

@@ -13,6 +13,7 @@ import sys
 import click
 
 from ..errors import TreexcError
+from ..io.publish import refuse_special
 from ..options import flag_names, help_text
 
 
@@ -197,9 +198,11 @@ def flush_stdout():
 
 
 
-def check_output_writable(output, finals=(), flag="-output"):
+def check_output_writable(output, finals=(), flag="-output", inputs=()):
     """Refuse before training an output that could not be published: a
-    missing or read-only folder, a folder where a file of ``finals`` goes."""
+    missing or read-only folder, a folder where a file of ``finals`` goes, a
+    device or FIFO there; or one that would replace a file of ``inputs`` (the
+    training file as ``-log``) or another of ``finals``."""
     if not output:
         raise TreexcError(f"{flag}: the file name must not be empty")
     folder = os.path.dirname(os.path.abspath(output)) or "."
@@ -208,10 +211,24 @@ def check_output_writable(output, finals=(), flag="-output"):
         raise TreexcError(f"{flag} {output}: folder {folder} {why}")
     if not os.access(folder, os.W_OK):
         raise TreexcError(f"{flag} {output}: folder {folder} is not writable")
-    for final in finals:
+    for i, final in enumerate(finals):
         if os.path.isdir(final):
             raise TreexcError(f"{flag} {output}: {final} is a folder "
                               "(remove it or choose another name)")
+        named = f"{flag} {output}" + ("" if final == output else f": {final}")
+        refuse_special(final, named)
+        for other, does in [*((f, "writes") for f in finals[i + 1:]),
+                            *((f, "reads") for f in inputs)]:
+            if other and other != "-" and _same_file(final, other):
+                raise TreexcError(f"{named}: the same file as {other}, which this run "
+                                  f"{does} (choose another name)")
+
+
+def _same_file(a, b):
+    try:
+        return os.path.samefile(a, b)
+    except (OSError, ValueError):  # one is not there yet: compare the names
+        return os.path.realpath(a) == os.path.realpath(b)
 
 
 

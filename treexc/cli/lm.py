@@ -53,9 +53,10 @@ def lm(**flags):
 
     args = make_lm_args(**flags)
     bin_path = args.output + ".bin"
-    check_output_writable(args.output, [bin_path])
+    texts = [args.input, args.valid, args.test]
+    check_output_writable(args.output, [bin_path], inputs=texts)
     if args.log:
-        check_output_writable(args.log, [args.log], flag="-log")
+        check_output_writable(args.log, [args.log, bin_path], flag="-log", inputs=texts)
     if not args.name:
         args.name = os.path.basename(args.output)
     # the log describes the model next to it: published with it, the .bin

@@ -103,7 +103,7 @@ def convert(model_path, output):
     if not starts_like_fasttext(model_path):
         load_classifier(model_path)  # names what it is (missing, treexc's own, ...)
         raise TreexcError(f"{model_path}: a treexc model already; convert reads fastText's")
-    check_output_writable(output, [output], flag="OUTPUT")
+    check_output_writable(output, [output], flag="OUTPUT", inputs=[model_path])
     load_classifier(model_path).save_model(output)
 
 

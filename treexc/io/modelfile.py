@@ -46,6 +46,7 @@ import zlib
 import numpy as np
 
 from ..errors import TreexcError, os_error_message
+from .publish import refuse_special
 
 MAGIC = b"TREEXC\x00M"
 END_MAGIC = b"TREEXEND"
@@ -89,6 +90,7 @@ def atomic_writer(path, write):
     if not os.path.isdir(folder):
         why = "is not a folder" if os.path.exists(folder) else "does not exist"
         raise TreexcError(f"{path}: folder {folder} {why}")
+    refuse_special(path)
     try:
         fd, tmp = tempfile.mkstemp(prefix=os.path.basename(path) + ".", suffix=".tmp",
                                    dir=folder)

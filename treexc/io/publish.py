@@ -30,6 +30,7 @@ import os
 import re
 import signal
 import socket
+import stat
 import threading
 import time
 from contextlib import contextmanager
@@ -100,6 +101,24 @@ def _signals_held():
     finally:
         for s, h in previous.items():
             signal.signal(s, h)
+
+
+def refuse_special(final, named=None):
+    """Refuse to publish onto a device, FIFO or socket (``-log /dev/null``):
+    the rename that publishes a file would replace it by a regular file (as
+    root, /dev/null itself).  A symbolic link is followed to judge it."""
+    try:
+        mode = os.stat(final).st_mode
+    except (OSError, ValueError):
+        return  # nothing there yet (or a name the write will report)
+    kind = next((what for test, what in _SPECIAL if test(mode)), None)
+    if kind:
+        raise TreexcError(f"{named or final}: is a {kind}, not a regular file; treexc writes a new "
+                          "file and renames it into place (give a file name)")
+
+
+_SPECIAL = ((stat.S_ISCHR, "character device"), (stat.S_ISBLK, "block device"),
+            (stat.S_ISFIFO, "named pipe (FIFO)"), (stat.S_ISSOCK, "socket"))
 
 
 def _host_tag():
@@ -182,6 +201,7 @@ class OutputSet:
         with _signals_held():
             with _folder_lock(os.path.dirname(os.path.abspath(self.finals[-1]))) as fd:
                 for final in self.finals:
+                    refuse_special(final)
                     if os.path.isdir(final):
                         raise TreexcError(f"{final}: is a folder; nothing was published "
                                           "(remove it or choose another -output)")
