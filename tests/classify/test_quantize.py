@@ -9,6 +9,7 @@ from cli_util import ok, user_error
 
 from treexc import TreexcError
 from treexc.classify import firstlines
+from treexc.classify import quantize as quantize_module
 from treexc.classify.model import load_model
 from treexc.classify.predict import stream_predictions
 from treexc.classify.quantized import product_quantize, select_rows
@@ -257,6 +258,17 @@ def test_quantize_errors_are_one_line(topics, tmp_path):
     user_error(["quantize", "-output", folder / "m", "-qout"], "-qout", "too few")
     user_error(["quantize", "-output", folder / "m", "-dsub", "17"], "-dsub 17")
     user_error(["quantize", "-output", tmp_path / "none"], "none.bin")
+
+
+def test_too_few_rows_are_refused_before_retraining(topics, monkeypatch):
+    """``-cutoff 100 -retrain`` was refused for its 100 rows only after the
+    retraining (a minute with -thread 100000 on 3,000 lines)."""
+    folder, train = topics
+    monkeypatch.setattr(quantize_module, "_retrain",
+                        lambda *args: pytest.fail("retrained before the row checks"))
+    base = ["quantize", "-output", folder / "m", "-retrain", "-input", train]
+    user_error(base + ["-cutoff", "100"], "100 rows", "raise -cutoff")
+    user_error(base + ["-cutoff", "300", "-qout"], "-qout", "too few")
 
 
 def test_word_vectors_with_character_ngrams_need_the_original(topics, tmp_path):

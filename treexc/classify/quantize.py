@@ -48,8 +48,6 @@ def quantize_model(model, q, reporter=None):
         rows = select_rows(w_in, q.cutoff, dictionary.eos_id())
         dictionary = prune(dictionary, rows)
         w_in = np.ascontiguousarray(w_in[rows], dtype=np.float32)
-        if q.retrain:
-            w_out = _retrain(model, q, dictionary, w_in, threads, reporter)
     elif q.retrain and q.cutoff:
         reporter.info(f"-retrain: nothing pruned (-cutoff {q.cutoff} >= "
                       f"{w_in.shape[0]} input rows), no retraining")
@@ -59,6 +57,8 @@ def quantize_model(model, q, reporter=None):
     if q.qout and w_out.shape[0] < KSUB:
         raise TreexcError(f"-qout: the output matrix has {w_out.shape[0]} rows, too few to "
                           f"quantise (at least {KSUB}): leave -qout out")
+    if pruned and q.retrain:  # after the checks above: retraining can take hours
+        w_out = _retrain(model, q, dictionary, w_in, threads, reporter)
     w_in_q = product_quantize(w_in, q.dsub, q.qnorm, args.seed, threads)
     w_out_q = None
     if q.qout:
