@@ -1680,6 +1680,7 @@ def vector_cases():
     case("vectors/print-word-vectors fastText model", "echo bread | treexc print-word-vectors ft.bin",
          expect="ok", note="read as the treexc model it converts to (issue 14)")
     case("vectors/print-word-vectors missing model", "echo bread | treexc print-word-vectors x.bin")
+    case("vectors/print-ngrams of a label", "treexc print-ngrams m.bin __label__baking")
     case("vectors/convert OUTPUT is the fastText model it reads",
          "cp ft.bin ftcopy.bin && treexc convert ftcopy.bin ftcopy.bin",
          after=lambda ctx, res: None if ctx.read("ftcopy.bin") == ctx.read("ft.bin")

@@ -343,6 +343,15 @@ def test_vector_and_dump_commands_with_bad_model(folder):
         user_error(args, f"{missing}: no such model file", input="x\n")
 
 
+def test_print_ngrams_of_a_label(model_path):
+    """A label's entry id is past the words: print-ngrams said ``input row 5
+    out of range [0, 5)`` (with -maxn, printed a hashed bucket's row under
+    the label's name)."""
+    user_error(["print-ngrams", model_path, "__label__a"],
+               f"__label__a: a label of {model_path}, not a word")
+    assert ok(["print-ngrams", model_path, "ball"]).stdout.startswith("ball ")
+
+
 def test_bad_bytes_on_stdin_for_vectors(model_path):
     # a word is its bytes: the vector of b"br\xffead" is that of any unknown word
     out = ok(["print-word-vectors", model_path], input=b"ball\nbr\xffead\x1b\n").stdout_bytes

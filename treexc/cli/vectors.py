@@ -82,6 +82,9 @@ def print_ngrams(model_path, word):
     from ..io.vectors import format_vector
 
     model = load_classifier(model_path)
+    if model.get_word_id(word) >= model.dictionary.nwords:  # its id would index a bucket row
+        raise TreexcError(f"{printable(word)}: a label of {model_path}, not a word "
+                          "(labels have no input vector)")
     strings, ids = model.get_subwords(word)
     write_stdout("".join(f"{printable(s)} {format_vector(model.get_input_vector(int(i)))}\n"
                          for s, i in zip(strings, ids)))
