@@ -1510,6 +1510,7 @@ def lm_cases():
     lcase("-treeEpochs -1", "-treeEpochs -1")
     lcase("-leafRows 5", "-leafRows 5")
     lcase("-thread -1", "-thread -1")
+    lcase("-thread 100000 on a small file", "-thread 100000", expect="either")
     lcase("-seed -1", "-seed -1", expect="either")
     lcase("-dim 1.5", "-dim 1.5")
     lcase("unknown flag", "-foo 1")
@@ -1618,6 +1619,8 @@ def lm_cases():
     case("lmfile/test-lm on an empty file", "treexc test-lm lm.bin /dev/null", expect="either",
          check=no_nan)
     case("lmfile/test-lm -thread -1", "treexc test-lm lm.bin lmvalid.txt -thread -1",
+         expect="either", check=same_output("test_lm"))
+    case("lmfile/test-lm -thread 100000", "treexc test-lm lm.bin lmvalid.txt -thread 100000",
          expect="either", check=same_output("test_lm"))
     case("lmfile/test-lm corrupt .gz", "treexc test-lm lm.bin valid_corrupt.gz")
 

@@ -15,7 +15,10 @@ from lm_util import (
 )
 
 import treexc
+from treexc import runtime
 from treexc.errors import TreexcError
+from treexc.lm import model as lm_model
+from treexc.lm import training as lm_training
 from treexc.lm.model import load_lm, perplexity
 from treexc.lm.options import make_lm_args
 from treexc.lm.training import train_lm
@@ -137,3 +140,28 @@ def test_keep_best_saves_the_best_validation_weights(tmp_path, sentence_text, lo
         assert found[keep] == pytest.approx(min(ppls) if keep else ppls[-1], rel=1e-5)
         assert ("kept_epoch" in records[-1]) == bool(keep)
     assert found[1] < found[0]
+
+
+def test_threads_without_batches_are_not_started(tmp_path, monkeypatch):
+    """``-thread 100000`` on a small file started 100,000 threads in every
+    phase of training and evaluation (hours): a thread is started only for
+    a batch, and the batches go to the same threads as before."""
+    started = []
+
+    def counting(n, *args, **kwargs):
+        started.append(n)
+        return runtime.run_workers(n, *args, **kwargs)
+
+    monkeypatch.setattr(lm_training, "run_workers", counting)
+    monkeypatch.setattr(lm_model, "run_workers", counting)
+    text = tmp_path / "t.txt"
+    text.write_text("the cat sat on the mat\na dog ran to the cat\n" * 40)
+    model = treexc.train_lm(str(text), valid=str(text), thread=5000, epoch=1, dim=8,
+                            batch=16, loss="softmax", verbose=0)
+    batches = -(-model.perplexity(str(text))[1] // 16)
+    assert started and max(started) <= batches
+    started.clear()
+    ppl, n = model.perplexity(str(text), threads=5000)
+    assert n == model.perplexity(str(text), threads=1)[1]
+    assert ppl == pytest.approx(model.perplexity(str(text), threads=1)[0], rel=1e-9)
+    assert started and max(started) <= batches

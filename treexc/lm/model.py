@@ -267,7 +267,8 @@ def stream_nll(model, ids, engines, batch):
 
     start = time.perf_counter()
     with blas_threads(1):
-        run_workers(len(engines), work, control, lambda: None)
+        # the threads past the last batch have none: not started
+        run_workers(min(len(engines), n_batches), work, control, lambda: None)
     return float(sums.sum()), n, time.perf_counter() - start, n_batches
 
 
@@ -277,7 +278,8 @@ def perplexity(model, path_or_ids, threads=1, batch=None):
     ids = path_or_ids if isinstance(path_or_ids, np.ndarray) else \
         read_stream(path_or_ids, model.vocab).ids
     batch = batch or model.args.batch
-    engines = [model.engine(batch) for _ in range(max(1, threads))]
+    n_batches = -(-len(ids) // batch)  # a thread without a batch would only cost its start
+    engines = [model.engine(batch) for _ in range(max(1, min(threads, n_batches)))]
     nll, n, _, _ = stream_nll(model, ids, engines, batch)
     return exp_or_inf(nll / n), n
 

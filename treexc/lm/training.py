@@ -57,10 +57,13 @@ class LMSession:
         self.test = test
         self.reporter_factory = reporter_factory or SilentReporter
         self.on_eval = on_eval or (lambda record: None)
-        self.n_threads = args.thread
         self.B = args.batch
         self.N = train.n_tokens
         self.batches_per_epoch = -(-self.N // self.B)
+        # a phase has at most an epoch's batches, one per thread at the most:
+        # more threads would only be started and stopped (-thread 100000 ran
+        # for hours on a small file); the same batches go to the same threads
+        self.n_threads = max(1, min(args.thread, self.batches_per_epoch))
         self.rng = np.random.default_rng(args.seed)
         m = model
         self.acc = {"U": np.zeros_like(m.U), "C": np.zeros_like(m.C)}
@@ -203,7 +206,9 @@ class LMSession:
         t0 = time.perf_counter()
         try:
             with blas_threads(1):
-                run_workers(T, work, control, lambda: reporter.update(self._snapshot(t0)))
+                # threads past the phase's batches would have none: not started
+                run_workers(min(T, b1 - b0), work, control,
+                            lambda: reporter.update(self._snapshot(t0)))
         except ZeroDivisionError:
             # a node's softmax over infinite scores sums to 0 (node_probabilities
             # divides by it) before the test above sees the NaN
