@@ -202,8 +202,15 @@ def run_workers(n_threads, work, control, poll, interval=0.1):
 
     threads = [threading.Thread(target=guarded, args=(t,), daemon=True)
                for t in range(n_threads)]
-    for th in threads:
-        th.start()
+    for i, th in enumerate(threads):
+        try:
+            th.start()
+        except RuntimeError as e:  # a limit on processes or address space (ulimit -u, -v)
+            control[0] = 1
+            for started in threads[:i]:
+                started.join()
+            raise TreexcError(f"-thread {n_threads}: the system refused to start thread "
+                              f"{i + 1} ({e}): lower -thread") from None
     try:
         alive = threads
         while alive:

@@ -736,3 +736,23 @@ def test_api_wrong_types_are_type_errors(model_path):
 def test_options_no_model_could_hold(folder, command, flags, message):
     user_error([command, "-input", folder / "good.txt", "-output", folder / "m"] + flags,
                message)
+
+
+def test_threads_the_system_refuses_to_start(folder, monkeypatch):
+    """Under ``ulimit -v 4000000``, ``-thread 100000`` (and at times
+    ``-thread 500``) died with a traceback, ``RuntimeError: can't start new
+    thread``; now one line, the threads already started stopped, nothing
+    published."""
+    real_start, started = threading.Thread.start, []
+
+    def start(self):
+        if getattr(self, "_target", None) is not None and self._target.__name__ == "guarded":
+            started.append(self)
+            if len(started) > 2:
+                raise RuntimeError("can't start new thread")
+        real_start(self)
+
+    monkeypatch.setattr(threading.Thread, "start", start)
+    train_fails(folder, folder / "good.txt", "-thread 4: the system refused to start thread 3",
+                "lower -thread", extra=["-thread", "4"])
+
