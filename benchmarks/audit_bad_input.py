@@ -1030,6 +1030,8 @@ def flag_cases():
           check=lambda ctx, res: "exit 0 with out.bin a folder")
     fcase("-thread 100000", "-thread 100000", expect="either", timeout=150,
           ft=ft_train("good.txt", "thread=100000"))
+    fcase("-autotune-validation without labels", "-autotune-validation lmvalid.txt "
+          "-autotune-duration 5")
     fcase("-bucket 0 with -wordNgrams 2", "-bucket 0 -wordNgrams 2",
           ft=ft_train("good.txt", "bucket=0, wordNgrams=2"))
     fcase("-bucket 0 with -maxn 3", "-bucket 0 -minn 2 -maxn 3",

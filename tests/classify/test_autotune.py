@@ -165,6 +165,19 @@ def test_missing_validation_file_named(data, tmp_path):
                 "-autotune-validation", tmp_path / "nope.txt"], "nope.txt")
 
 
+def test_validation_file_without_known_labels_refused(data, tmp_path):
+    """A validation file with no label of the training file (none at all,
+    empty, or only unknown ones) made every trial score nan: the search ran
+    to its end and saved the first trial, exit 0."""
+    (tmp_path / "nolabels.txt").write_text("just words here\n")
+    (tmp_path / "unknown.txt").write_text("__label__zzz words here\n")
+    for name in ("nolabels.txt", "unknown.txt"):
+        user_error(["supervised", "-input", data[0], "-output", tmp_path / "m",
+                    "-autotune-validation", tmp_path / name, "-autotune-duration", "5"],
+                   f"-autotune-validation {tmp_path / name}: no line has a label of")
+    assert not (tmp_path / "m.bin").exists()
+
+
 def test_stdin_input_refused(data, tmp_path):
     user_error(["supervised", "-input", "-", "-output", tmp_path / "m",
                 "-autotune-validation", data[1]], "give a file", input="__label__a b\n")

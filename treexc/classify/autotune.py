@@ -111,6 +111,10 @@ class Search:
                               f"{self.metric[2]} is not among the labels of "
                               f"{display_name(args.input)}")
         self.valid = read_text(tune.autotuneValidationFile)
+        if not len(dictionary.encode(self.valid).labels):  # every trial would score nan
+            raise TreexcError(f"-autotune-validation {display_name(tune.autotuneValidationFile)}"
+                              f": no line has a label of {display_name(args.input)}; the "
+                              "search scores its trials on them")
         self.rng = np.random.default_rng(args.seed)
         self.losses = self.loss_choices()
         self.configs = []                             # points: Args field values
