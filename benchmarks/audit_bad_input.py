@@ -1241,6 +1241,10 @@ def predict_cases():
           setup=lambda ctx: ctx.write("longvalid.txt", b"bread " * ((10 << 20) // 6) +
                                       b"\nsalt\n"),
           check=lines_out(2), ft=ft_test.format("longvalid.txt"))
+    pcase("input with a 100 MB line first", "treexc predict m.bin long100.txt", expect="ok",
+          setup=lambda ctx: ctx.write("long100.txt", b"bread " * ((100 << 20) // 6) +
+                                      b"\nsalt\n"),
+          check=lines_out(2), note="was 39 s and 3 GB (numpy's first answers)")
     pcase("input with CRLF line ends", "treexc predict m.bin crlfvalid.txt", expect="ok",
           setup=lambda ctx: ctx.write("crlfvalid.txt",
                                       ctx.read("valid.txt").replace(b"\n", b"\r\n")),
@@ -1611,6 +1615,9 @@ def lm_cases():
          expect="either", check=lines_out(500))
     case("lmfile/predict-next from a pipe", "cat lmvalid.txt | treexc predict-next lm.bin - 3",
          expect="ok", check=lines_out(500, same_as="pred_lm"))
+    case("lmfile/predict-next on a 100 MB line", "python -c \"print('the old man ' * 8000000)\" "
+         "| treexc predict-next lm.bin - 3", expect="ok", check=lines_out(1),
+         note="was 114 s and 3.7 GB on 150 MB (every word of the line looked up)")
     case("lmfile/predict-next process substitution",
          "treexc predict-next lm.bin <(cat lmvalid.txt) 3", expect="ok",
          check=lines_out(500, same_as="pred_lm"))

@@ -9,8 +9,9 @@ fast one gets batch throughput.
 The first pieces are answered without Numba (``classify/firstlines.py``):
 importing it and loading the kernels costs more than answering a few lines
 with numpy.  The kernels take over for good at the first piece of more than
-:data:`FIRST_PIECE` lines, once :data:`FIRST_LINES` lines have been answered,
-or at a line numpy cannot decide; the answers are the same either way.
+:data:`FIRST_PIECE` lines or :data:`FIRST_BYTES` bytes, once
+:data:`FIRST_LINES` lines have been answered, or at a line numpy cannot
+decide; the answers are the same either way.
 
 Every input line gets exactly one output line, whatever its bytes (see
 ``textio``): labels are printed with control characters escaped
@@ -26,6 +27,8 @@ from . import firstlines
 # kernels' 0.9 s start), the kernels in microseconds
 FIRST_PIECE = 100
 FIRST_LINES = 1000
+# numpy holds a Python object per token: a 50 MB line took 1.5 GB and 20 s
+FIRST_BYTES = 1 << 20
 
 
 def label_names(labels):
@@ -48,7 +51,7 @@ def stream_predictions(model_path, path, k, threshold, with_prob, kernel_model):
         if model is None:
             lines = piece.count(b"\n") + (not piece.endswith(b"\n"))
             answered += lines
-            if lines <= FIRST_PIECE and answered <= FIRST_LINES:
+            if lines <= FIRST_PIECE and len(piece) <= FIRST_BYTES and answered <= FIRST_LINES:
                 answer = first.predict(piece, k, threshold, with_prob)
             if answer is None:
                 model = kernel_model(first)

@@ -151,8 +151,7 @@ def predict_next(model_path, input_path, k):
             lines.pop()
         out = []
         for line in lines:
-            # the tokeniser's separators (NUL included), not str.split's
-            words = [to_str(w) for w in TOKEN_SEPARATORS.split(line) if w]
+            words = [to_str(w) for w in last_words(line, model.args.context)]
             best = model.predict_next(words, k)
             out.append(" ".join(f"{printable(w)} {p:.5g}" for w, p in best) + "\n")
         write_stdout("".join(out))
@@ -160,6 +159,19 @@ def predict_next(model_path, input_path, k):
 
 
 TOKEN_SEPARATORS = re.compile(rb"[ \t\r\v\f\0]+")
+
+
+def last_words(line, n):
+    """The last ``n`` words of ``line`` (bytes), split at the tokeniser's
+    separators (NUL included, not str.split's), from a tail of the line
+    that grows until it holds them: the context of a 100 MB line is its
+    end, not 17 million words (3.7 GB)."""
+    size = 4096
+    while True:
+        words = [w for w in TOKEN_SEPARATORS.split(line[-size:]) if w]
+        if size >= len(line) or len(words) > n:  # only the first can be cut
+            return words[len(words) - n:] if len(words) > n else words
+        size *= 4
 
 
 PLOT_INSTALL = ("matplotlib is needed for `treexc plot`: install it with "
