@@ -112,6 +112,14 @@ def typed_value(field, name, value):
     bad_option(name, repr(value), f"must be {wanted}, not {type(value).__name__}")
 
 
+def typed_options(cls, **values):
+    """``cls(**values)``, each value given (not None) as its field's type
+    (:func:`typed_value`): for options built from a Python call's arguments."""
+    fields = {f.name: f for f in dataclasses.fields(cls)}
+    return cls(**{name: value if value is None else typed_value(fields[name], name, value)
+                  for name, value in values.items()})
+
+
 def bad_option(name, value, why):
     """Refuse option ``-name`` (as the user may have typed it) set to ``value``."""
     raise TreexcError(f"-{name} {value}: {why}")

@@ -271,6 +271,21 @@ def test_too_few_rows_are_refused_before_retraining(topics, monkeypatch):
     user_error(base + ["-cutoff", "300", "-qout"], "-qout", "too few")
 
 
+def test_python_quantize_refuses_values_of_the_wrong_type(topics):
+    """``Model.quantize(thread=True)`` or ``cutoff=1.5`` failed with a
+    TypeError deep in the kernels (after pruning or retraining)."""
+    folder, train = topics
+    for flags, message in [(dict(thread=True), "-thread True: must be an integer"),
+                           (dict(cutoff=1.5), "-cutoff 1.5: must be an integer"),
+                           (dict(dsub="2"), "-dsub '2': must be an integer"),
+                           (dict(cutoff=300, retrain=True, input=str(train), epoch=1.5),
+                            "-epoch 1.5: must be an integer")]:
+        model = load_model(folder / "m.bin")
+        with pytest.raises(TreexcError, match=message):
+            model.quantize(**flags)
+        assert not model.is_quantized()
+
+
 def test_word_vectors_with_character_ngrams_need_the_original(topics, tmp_path):
     folder, train = topics
     ok(["supervised", "-input", train, "-output", tmp_path / "c", "-epoch", "1",

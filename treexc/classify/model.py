@@ -12,7 +12,7 @@ from ..errors import TreexcError
 from ..io import modelfile
 from ..io.textio import read_text, to_bytes
 from ..loss.registry import loss
-from ..options import option_values
+from ..options import option_values, typed_options
 from ..text import tokens
 from ..text.dictionary import Dictionary, check_duplicates
 from ..text.pruned import PrunedDictionary
@@ -78,8 +78,9 @@ class Model(FastTextMembers):
         then train them again on ``input``), product-quantise the input
         matrix (``dsub`` columns per code byte, ``qnorm``: norms apart) and
         with ``qout`` the output matrix.  The tree is unchanged."""
-        q = QuantizeArgs("", input or "", bool(qout), cutoff, bool(retrain), epoch, lr,
-                         thread, verbose, dsub, bool(qnorm))
+        q = typed_options(QuantizeArgs, output="", input=input or "", qout=qout,
+                          cutoff=cutoff, retrain=retrain, epoch=epoch, lr=lr, thread=thread,
+                          verbose=verbose, dsub=dsub, qnorm=qnorm)
         (self.dictionary, self.w_in, self.w_out, self.w_out_quantized,
          self.quantization) = quantize_model(self, q, reporter)
 
