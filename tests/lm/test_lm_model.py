@@ -118,6 +118,9 @@ def test_python_api_mirrors_the_classifier(tmp_path, sentence_text):
     again = treexc.load_lm(str(tmp_path / "lm.bin"))
     assert again.perplexity(str(tmp_path / "valid.txt")) == (ppl, n)
     assert again.predict_next(["the"], k=3) == lm.predict_next(["the"], k=3)
+    # a str was iterated: its characters were the context words
+    with pytest.raises(TreexcError, match="words must be a list of words, not a str"):
+        lm.predict_next("the old", k=3)
 
 
 @pytest.mark.parametrize("loss", ["softmax", "tree"])

@@ -145,6 +145,9 @@ class LanguageModel:
         tokens): ``[(word, probability), ...]``, best first."""
         if k < 1:
             raise TreexcError(f"k {k}: must be >= 1")
+        if isinstance(words, (str, bytes)):  # iterated, its characters would be the words
+            raise TreexcError(f"predict_next: words must be a list of words, not a "
+                              f"{type(words).__name__} (split the line: line.split())")
         k = min(k, self.vocab.size)
         ctx = self.context_ids(words)
         if self.is_tree:
