@@ -1030,6 +1030,10 @@ def flag_cases():
           check=lambda ctx, res: "exit 0 with out.bin a folder")
     fcase("-thread 100000", "-thread 100000", expect="either", timeout=150,
           ft=ft_train("good.txt", "thread=100000"))
+    fcase("-output naming a folder (trailing /)", "-output adir/",
+          setup=lambda ctx: ctx.path("adir").mkdir(exist_ok=True),
+          after=lambda ctx, res: None if not any(ctx.path("adir").glob(".*"))
+          else "hidden files written in adir")
     fcase("-autotune-validation without labels", "-autotune-validation lmvalid.txt "
           "-autotune-duration 5")
     fcase("-bucket 0 with -wordNgrams 2", "-bucket 0 -wordNgrams 2",

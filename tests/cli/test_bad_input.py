@@ -229,6 +229,16 @@ def test_output_in_read_only_folder(folder):  # pragma: no cover - root here
 
 
 
+def test_output_naming_a_folder_is_refused(folder):
+    """``-output models/`` wrote the hidden files models/.bin and models/.vec."""
+    (folder / "models").mkdir()
+    out = f"{folder / 'models'}/"
+    user_error(["supervised", "-input", folder / "good.txt", "-output", out] + FAST,
+               f"-output {out}: names a folder; give a file name in it")
+    user_error(["lm", "-input", folder / "good.txt", "-output", out], "names a folder")
+    assert os.listdir(folder / "models") == []
+
+
 def test_output_onto_a_fifo_or_device_is_refused(folder, model_path):
     """Publishing renames a new file over the old name: a FIFO, a device
     (``-log /dev/null``, root's /dev/null itself) would become a regular

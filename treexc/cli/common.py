@@ -205,6 +205,9 @@ def check_output_writable(output, finals=(), flag="-output", inputs=()):
     training file as ``-log``) or another of ``finals``."""
     if not output:
         raise TreexcError(f"{flag}: the file name must not be empty")
+    if not os.path.basename(output):  # `-output models/` wrote models/.bin and models/.vec
+        raise TreexcError(f"{flag} {output}: names a folder; give a file name in it "
+                          f"(e.g. {output}model)")
     folder = os.path.dirname(os.path.abspath(output)) or "."
     if not os.path.isdir(folder):
         why = "is not a folder" if os.path.exists(folder) else "does not exist"
