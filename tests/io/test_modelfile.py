@@ -112,6 +112,15 @@ def test_save_into_a_missing_folder(models, tmp_path):
         model.save_model(str(tmp_path / "nope" / "m.bin"))
 
 
+def test_save_onto_a_folder(models, tmp_path):
+    """``save_model('.')`` said ``.: cannot write: Device or resource busy``."""
+    model, _ = models["softmax"]
+    (tmp_path / "d").mkdir()
+    with pytest.raises(TreexcError, match="d: is a directory, not a model file"):
+        model.save_model(str(tmp_path / "d"))
+    assert list((tmp_path / "d").iterdir()) == []
+
+
 # -- files that are not sound models ------------------------------------------------------
 
 def test_missing_file(tmp_path):

@@ -90,6 +90,8 @@ def atomic_writer(path, write):
     if not os.path.isdir(folder):
         why = "is not a folder" if os.path.exists(folder) else "does not exist"
         raise TreexcError(f"{path}: folder {folder} {why}")
+    if os.path.isdir(path):  # the rename would say "Device or resource busy"
+        raise TreexcError(f"{path}: is a directory, not a model file")
     refuse_special(path)
     try:
         fd, tmp = tempfile.mkstemp(prefix=os.path.basename(path) + ".", suffix=".tmp",
