@@ -169,7 +169,8 @@ class ScaleBench(Bench):
                          f"{100 * f['rebuild_s'] / f['train_s']:.1f}%", f"{f['maxrss']:.0f}",
                          f"{f['p1']:.4f}"])
         self.plot_labels(measured, Path(self.opts.results).with_suffix(".labels.png"))
-        return Section(f"label count: learned 20-ary tree, {size:,} examples each",
+        shown = f"{size:,}" if isinstance(size, int) else size
+        return Section(f"label count: learned 20-ary tree, {shown} examples each",
                        ["K (most frequent words)", "labels in the training file", "train s",
                         "rebuilds s", "rebuild share", "peak MiB", "P@1"], rows)
 
@@ -235,5 +236,6 @@ if __name__ == "__main__":
         ("--next", "/tmp/treexc-data/gutenberg_next_all",
          "make_next_word.py folder of the next and flat cases [%(default)s]"),
         ("--label-counts", "10000,30000,100000,256000", "the labels case's K values"),
-        ("--label-size", 1000000, "training examples of each labels-case file"),
+        ("--label-size", "1M", "training examples of each labels-case file: a number, "
+         "1M, 10M or all (make_next_word.py's --size)"),
         ("--flat-lines", 2000, "examples the flat case trains on")])
