@@ -706,6 +706,17 @@ def test_training_input_beyond_memory_goes_to_disk(folder, monkeypatch):
     assert model.get_labels() == ["__label__a"]
 
 
+def test_a_test_file_beyond_memory_is_not_called_training_text(model_path, monkeypatch):
+    """``test m.bin /dev/zero`` said ``treexc holds its training text in
+    memory``, of a test file (training text streams to disk since)."""
+    from treexc import memory
+
+    monkeypatch.setattr(memory, "available_bytes", lambda: 8 << 20)
+    for command in (["test", model_path, "/dev/zero"], ["test-label", model_path, "/dev/zero"]):
+        line = user_error(command, "/dev/zero: more than", "half the memory available")
+        assert line.endswith("treexc holds this text in memory"), line
+
+
 def test_predict_refuses_a_line_without_end(model_path, monkeypatch):
     monkeypatch.setattr(textio, "MAX_LINE_BYTES", 1 << 20)
     line = user_error(["predict", model_path, "/dev/zero"], "line 1: longer than 1 MiB")

@@ -190,7 +190,7 @@ def read_bytes(path):
         total += len(chunk)
         if total > limit:
             raise TreexcError(f"{name}: more than {memory.format_bytes(limit)}, half the "
-                              f"memory available: treexc holds its training text in memory")
+                              f"memory available: treexc holds this text in memory")
         pieces.append(chunk)
     return b"".join(pieces)
 
