@@ -42,6 +42,9 @@ def test_cli_lm_test_predict_and_log(tmp_path, sentence_text):
     assert len(rows) == 3
     probs = [float(x) for x in rows[0].split()[1::2]]
     assert len(probs) == 3 and probs == sorted(probs, reverse=True)
+    # a negative k is a number (it was taken for an unknown flag: "No such option '-1'")
+    r = runner.invoke(main, ["predict-next", out + ".bin", "-", "-1"], input="the cat\n")
+    assert r.exit_code == 1 and r.stderr == "treexc: k -1: must be >= 1\n"
 
 
 def test_cli_errors(tmp_path, sentence_text):

@@ -15,7 +15,13 @@ import click
 
 from ..errors import TreexcError
 from ..lm.options import LMArgs, make_lm_args
-from .common import FastTextCommand, check_output_writable, option_flags, write_stdout
+from .common import (
+    FastTextCommand,
+    NumberArgsCommand,
+    check_output_writable,
+    option_flags,
+    write_stdout,
+)
 
 
 def format_record(r):
@@ -123,7 +129,7 @@ def test_lm(model_path, input_path, thread):
     click.echo(f"perplexity\t{ppl:.3f}\ntokens\t{n}")
 
 
-@click.command("predict-next")
+@click.command("predict-next", cls=NumberArgsCommand)  # k -1: a number, not a flag
 @click.argument("model_path", metavar="MODEL")
 @click.argument("input_path", metavar="INPUT", default="-")
 @click.argument("k", type=int, default=5)
