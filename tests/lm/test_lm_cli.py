@@ -83,6 +83,15 @@ def test_plot_draws_a_png(tmp_path):
     assert (tmp_path / "c.png").read_bytes()[:4] == b"\x89PNG"
 
 
+def test_plot_into_a_folder_name_is_refused(tmp_path):
+    """``plot ... -o figs/`` wrote the hidden file figs/.png, exit 0."""
+    (tmp_path / "figs").mkdir()
+    args = plot_logs(tmp_path)[:-1] + [f"{tmp_path / 'figs'}/"]
+    r = CliRunner().invoke(main, args)
+    assert r.exit_code == 1 and "names a folder; give a file name in it" in r.stderr
+    assert list((tmp_path / "figs").iterdir()) == []
+
+
 def test_plot_without_matplotlib_and_on_a_bad_log(tmp_path, monkeypatch):
     import builtins
     real_import = builtins.__import__

@@ -205,9 +205,7 @@ def check_output_writable(output, finals=(), flag="-output", inputs=()):
     training file as ``-log``) or another of ``finals``."""
     if not output:
         raise TreexcError(f"{flag}: the file name must not be empty")
-    if not os.path.basename(output):  # `-output models/` wrote models/.bin and models/.vec
-        raise TreexcError(f"{flag} {output}: names a folder; give a file name in it "
-                          f"(e.g. {output}model)")
+    refuse_folder_name(output, flag)
     folder = os.path.dirname(os.path.abspath(output)) or "."
     if not os.path.isdir(folder):
         why = "is not a folder" if os.path.exists(folder) else "does not exist"
@@ -225,6 +223,14 @@ def check_output_writable(output, finals=(), flag="-output", inputs=()):
             if other and other != "-" and _same_file(final, other):
                 raise TreexcError(f"{named}: the same file as {other}, which this run "
                                   f"{does} (choose another name)")
+
+
+def refuse_folder_name(output, flag, example="model"):
+    """Refuse a name that ends in a folder: ``-output models/`` wrote the
+    hidden files models/.bin and models/.vec, ``plot -o figs/`` figs/.png."""
+    if not os.path.basename(output):
+        raise TreexcError(f"{flag} {output}: names a folder; give a file name in it "
+                          f"(e.g. {output}{example})")
 
 
 def _same_file(a, b):

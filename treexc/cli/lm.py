@@ -20,6 +20,7 @@ from .common import (
     NumberArgsCommand,
     check_output_writable,
     option_flags,
+    refuse_folder_name,
     write_stdout,
 )
 
@@ -196,6 +197,7 @@ def plot(curves, output, metric, title):
     \b
     treexc plot flat.jsonl random.jsonl cluster.jsonl learned.jsonl -o curves.png
     """
+    refuse_folder_name(output, "-o", "curves.png")
     runs = [(path, read_curve(path)) for path in curves]
     if metric == "auto":
         metric = "test" if all(any("test_ppl" in r for r in recs) for _, recs in runs) \
