@@ -4,6 +4,7 @@ files, and no Numba imported by a short prediction."""
 
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -13,6 +14,8 @@ from treexc.classify import firstlines
 from treexc.classify.model import load_model
 from treexc.classify.predict import format_predictions, label_names
 from treexc.errors import TreexcError
+
+IO_TESTS = Path(__file__).resolve().parent.parent / "io"  # test_model_mutation's folder
 
 LOSSES = {"softmax": dict(loss="softmax"), "hs": dict(loss="hs"),
           "hs4": dict(loss="hs", arity=4), "tree": dict(loss="tree", arity=4, treeUpdates=2),
@@ -98,6 +101,8 @@ def test_same_refusals_as_the_normal_load(models, name, tmp_path):
     """Damaged and crafted files (test_model_mutation's mutations): refused
     with the same message, or loaded by both; then the answers are the
     kernels'."""
+    if str(IO_TESTS) not in sys.path:  # as when pytest collects tests/io first
+        sys.path.insert(0, str(IO_TESTS))
     from test_model_mutation import mutate
 
     classifier = open(models[name], "rb").read()
