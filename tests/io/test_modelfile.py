@@ -2,6 +2,7 @@
 exception -- for every file that is not a sound treexc model."""
 
 import json
+import signal
 import struct
 import time
 import zlib
@@ -763,3 +764,32 @@ def test_damaged_compressed_arrays_are_refused(tmp_path):
     path.write_bytes(good[:8] + struct.pack("<I", 3) + good[12:])
     with pytest.raises(TreexcError, match="corrupt model header"):
         modelfile.load(path)
+
+
+@pytest.mark.skipif(not hasattr(signal, "setitimer"), reason="needs signal.setitimer")
+def test_ctrl_c_during_an_array_write_stays_a_ctrl_c(tmp_path):
+    """numpy's ``tofile`` turned a Ctrl-C landing inside it into "TypeError:
+    expected str, bytes or os.PathLike object" (about 1 interrupt in 20), and
+    autotune's Ctrl-C then ended in a traceback. Interrupt many writes at
+    random points: every one must surface as KeyboardInterrupt."""
+    def interrupt(signum, frame):
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGALRM, interrupt)
+    arr = np.zeros(1, np.int64)
+    others = []
+    try:
+        with open(tmp_path / "a.bin", "wb") as f:
+            for _ in range(400):
+                signal.setitimer(signal.ITIMER_REAL, 1e-3)
+                try:
+                    while True:
+                        modelfile.write_array(f, arr)
+                except KeyboardInterrupt:
+                    pass
+                except Exception as error:  # noqa: BLE001 - what the test looks for
+                    others.append(repr(error))
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+    assert others == []

@@ -38,7 +38,7 @@ from contextlib import contextmanager
 import numpy as np
 
 from ..errors import TreexcError
-from .modelfile import atomic_writer, crc32
+from .modelfile import atomic_writer, crc32, write_array
 
 DATA_MAGIC = b"TREEXC\x00A"
 DATA_END = b"TREEXEND"
@@ -68,7 +68,7 @@ class ArrayParts:
         arr = np.ascontiguousarray(values, dtype=part["dtype"])
         part["crc32"] = crc32(arr, part["crc32"])
         part["count"] += len(arr)
-        arr.tofile(part["file"])
+        write_array(part["file"], arr)
 
     def close(self):
         for part in self.parts.values():

@@ -129,6 +129,13 @@ def crc32(arr, crc=0):
     return crc
 
 
+def write_array(f, arr):
+    """Write a C-contiguous array's bytes to the open file ``f``. Not
+    ``arr.tofile(f)``: numpy turns a Ctrl-C that lands inside it into
+    "TypeError: expected str, bytes or os.PathLike object"."""
+    f.write(arr.reshape(-1).view(np.uint8))
+
+
 def save(path, header, arrays, version=FORMAT_VERSION, compressed=()):
     """Write ``header`` (JSON-able dict) and ``arrays`` (name -> ndarray) in
     format ``version`` (the layout is the same in versions 2 to 4), the
@@ -167,7 +174,7 @@ def save(path, header, arrays, version=FORMAT_VERSION, compressed=()):
             if name in zipped:
                 f.write(zipped[name])
             else:
-                arr.tofile(f)
+                write_array(f, arr)
         f.write(b"\0" * (_aligned(f.tell()) - f.tell()))
         f.write(END_MAGIC)
 
