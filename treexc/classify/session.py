@@ -21,6 +21,7 @@ from ..runtime import Progress, diverged_message, run_workers
 from ..trees.capacity import CLASSIFIER_FLAGS
 from ..trees.learner import TreeLearner
 from . import kernels as kern
+from .options import SHUFFLED
 
 # The default learned tree's mass cap: a subtree of several labels holds at
 # most MASS_SLACK / arity of its parent's label occurrences.
@@ -50,6 +51,9 @@ class Session:
         self.loss_n = np.zeros(t, dtype=np.int64)
         n_lines = corpus.n_lines
         self.cursor = np.array([i * n_lines // t for i in range(t)], dtype=np.int64)
+        # each epoch in a new random order (text.epoch_order) or the file's (-1)
+        self.laps = np.zeros(t, dtype=np.int64)
+        self.order_seed = args.seed if args.order == SHUFFLED else -1
         seeds = np.random.SeedSequence(args.seed).generate_state(t, dtype=np.uint64)
         self.rng_state = np.where(seeds == 0, np.uint64(1), seeds).astype(np.uint64)
         counts = model.dictionary.label_counts.astype(np.float64)
@@ -123,7 +127,8 @@ class Session:
                 m.w_in, m.w_out, m.loss_kind, *tree_arrays, self.neg_cdf,
                 self.args.neg, self.args.lr, self.lr_hold, self.total_tokens,
                 self.lr_update_rate, self.progress, stop_at, self.control,
-                self.loss_sum, self.loss_n, self.cursor, self.rng_state,
+                self.loss_sum, self.loss_n, self.cursor, self.laps,
+                self.order_seed, self.rng_state,
                 collect, stats_p, stats_n)
 
         run_workers(self.n_threads, work, self.control,

@@ -1,6 +1,7 @@
 """Training orchestration for ``treexc lm``: data, trees, threads, evaluation.
 
-Each epoch visits every stream position once in a seeded random order, cut
+Each epoch visits every stream position once in a seeded random order
+(``text.epoch_order``: a new one each epoch, with no permutation array), cut
 into mini-batches.  Worker threads (``runtime.run_workers``) take batches
 in turn and apply Adagrad to the shared weights without locks (Hogwild);
 their BLAS products and numba kernels release the GIL, so the threads run
@@ -33,6 +34,7 @@ from ..runtime import (
     diverged_message,
     run_workers,
 )
+from ..text.epoch_order import epoch_key, fill_order
 from ..text.vocab import Stream, build_vocab, read_stream
 from ..trees.builders import build_tree, fit_arity, fit_depth
 from ..trees.capacity import check_capacity
@@ -64,7 +66,7 @@ class LMSession:
         # more threads would only be started and stopped (-thread 100000 ran
         # for hours on a small file); the same batches go to the same threads
         self.n_threads = max(1, min(args.thread, self.batches_per_epoch))
-        self.rng = np.random.default_rng(args.seed)
+        self.epochs_drawn = 0  # the next epoch's order is epoch_key(seed, epochs_drawn)
         m = model
         self.acc = {"U": np.zeros_like(m.U), "C": np.zeros_like(m.C)}
         if m.is_tree:
@@ -125,7 +127,8 @@ class LMSession:
                               "beyond treexc's counters (2^62); lower -epoch")
         self.start_time = time.monotonic()
         for epoch in range(int(math.ceil(epochs))):
-            perm = self.rng.permutation(self.N).astype(np.int64)
+            order = epoch_key(self.args.seed, self.epochs_drawn)
+            self.epochs_drawn += 1
             b0 = 0
             limit = self.batches_per_epoch if epoch < whole else \
                 int(round((epochs - whole) * self.batches_per_epoch))
@@ -134,7 +137,7 @@ class LMSession:
             for b, _, what in self._epoch_schedule():
                 if b > limit:
                     break
-                self._train_phase(perm, b0, b)
+                self._train_phase(order, b0, b)
                 b0 = b
                 if what == "rebuild":
                     if self._learning(epoch + b / self.batches_per_epoch):
@@ -142,7 +145,7 @@ class LMSession:
                 elif evaluate_at_end:
                     self._evaluate(epoch + b / self.batches_per_epoch)
             if b0 < limit:
-                self._train_phase(perm, b0, limit)
+                self._train_phase(order, b0, limit)
         return self.records
 
     def _learning(self, epoch):
@@ -168,7 +171,8 @@ class LMSession:
                         loss=float(self.loss_sum.sum()) / n if n else self.last_loss,
                         eta_seconds=eta)
 
-    def _train_phase(self, perm, b0, b1):
+    def _train_phase(self, order, b0, b1):
+        """Batches ``b0..b1`` of the epoch whose order is keyed ``order``."""
         if b1 <= b0:
             return
         B, T = self.B, self.n_threads
@@ -181,14 +185,16 @@ class LMSession:
 
         def work(t):
             e = self.engines[t]
+            positions = np.empty(B, dtype=np.int64)
             acc = self.acc
             if learn:
                 sp, sn = self.learner.stats_p[t], self.learner.stats_n[t]
             for b in range(b0 + t, b1, T):
                 if control[0]:
                     break
-                p = perm[b * B:min((b + 1) * B, N)]
-                n = len(p)
+                n = min(B, N - b * B)
+                p = positions[:n]
+                fill_order(p, b * B, n, N, order)
                 if learn:
                     loss = e.train(ids, p, n, lr, acc, True, sp, sn)
                 else:
