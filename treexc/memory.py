@@ -154,7 +154,11 @@ def lm_parts(args, vocab=1, arity=2):
     tree = args.loss == "tree"
     cols = d if tree else d + 1
     parts = [("word embeddings", vocab * cols * f32 * copies, "-dim/-minCount/-thread"),
-             ("context matrices", args.context * d * d * f32 * 2, "-dim/-context")]
+             ("context matrices", args.context * d * d * f32 * 2, "-dim/-context"),
+             # each thread's batch: context word ids (int32), their embeddings
+             # side by side, the words an update touches (int64)
+             ("batch contexts", threads * args.batch * args.context * (4 + d * f32 + 8),
+              "-batch/-context/-thread")]
     if tree:
         internal = balanced_internal_nodes(vocab, arity, args.depth)
         rows = internal * arity

@@ -812,5 +812,5 @@ def test_threads_the_system_refuses_to_start(folder, monkeypatch):
 
     monkeypatch.setattr(threading.Thread, "start", start)
     train_fails(folder, folder / "good.txt", "-thread 4: the system refused to start thread 3",
-                "lower -thread", extra=["-thread", "4"])
+                "lower -thread", extra=["-thread", "4", "-lrUpdateRate", "1"])
 

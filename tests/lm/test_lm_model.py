@@ -168,3 +168,16 @@ def test_threads_without_batches_are_not_started(tmp_path, monkeypatch):
     assert n == model.perplexity(str(text), threads=1)[1]
     assert ppl == pytest.approx(model.perplexity(str(text), threads=1)[0], rel=1e-9)
     assert started and max(started) <= batches
+
+
+def test_ignored_tree_and_huge_context_are_refused(tmp_path):
+    """``-loss softmax -tree cluster`` trained a flat softmax without a word;
+    ``-context 100000000`` passed the memory estimate (which left out each
+    thread's batch of contexts) and died in "out of memory"."""
+    with pytest.raises(TreexcError, match="-tree cluster: -loss softmax has no tree"):
+        make_lm_args(input="x", loss="softmax", tree="cluster")
+    make_lm_args(input="x", loss="softmax")  # the default tree, unused: fine
+    text = tmp_path / "t.txt"
+    text.write_text("the cat sat on the mat\n" * 5)
+    with pytest.raises(TreexcError, match=r"batch contexts .*lower -batch/-context/-thread"):
+        treexc.train_lm(str(text), context=100_000_000, dim=4, verbose=0)

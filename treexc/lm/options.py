@@ -104,4 +104,6 @@ def validate(args):
     check_fields(args)
     if args.arity == 1 or args.arity < 0:
         bad_option("arity", args.arity, "must be >= 2 (or 0: fit the vocabulary)")
+    if args.loss == "softmax" and args.tree != "learned":  # "learned": the default, unused
+        bad_option("tree", args.tree, "-loss softmax has no tree (use -loss tree)")
     return args
