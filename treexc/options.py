@@ -90,6 +90,15 @@ def options_from_flags(cls, flags):
     return options
 
 
+def check_integer(name, value):
+    """A Python call's count argument (``k``): an integer, not a bool.  Else
+    a TypeError, as Python and fastText's members raise for a wrong type,
+    but one that names the argument (not numpy's, from deep inside)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be an integer, not {type(value).__name__}")
+    return int(value)
+
+
 def typed_value(field, name, value):
     """``value`` as the field's type (the Python API takes any value): an
     int option any integral number but a bool, a float option any real

@@ -787,6 +787,27 @@ def test_api_wrong_types_are_type_errors(model_path):
     assert np.array_equal(model.get_word_vector(b"ball"), model.get_word_vector("ball"))
 
 
+def test_api_predict_k_and_threshold_are_checked_as_on_the_command_line(model_path, folder):
+    """``predict(threshold=nan)`` returned every label above k's cut as if
+    there were no threshold, ``test(threshold=nan)`` scored it, and
+    ``predict(k=1.5)`` died in numpy's TypeError; the command line already
+    refused them. Values are TreexcErrors, types TypeErrors naming the
+    argument (as fastText's members raise for a wrong type)."""
+    model = treexc.load_model(str(model_path))
+    for call, error, message in [
+            (lambda: model.predict("ball", threshold=float("nan")), treexc.TreexcError,
+             "threshold nan: must be between 0 and 1"),
+            (lambda: model.test(str(folder / "good.txt"), threshold=float("nan")),
+             treexc.TreexcError, "threshold nan"),
+            (lambda: model.predict("ball", k=0), treexc.TreexcError, "k 0: must be >= 1"),
+            (lambda: model.predict("ball", k=1.5), TypeError, "k must be an integer, not float"),
+            (lambda: model.predict("ball", threshold="0.5"), TypeError,
+             "threshold must be a number, not str")]:
+        with pytest.raises(error, match=message):
+            call()
+    assert model.predict("ball", k=np.int64(2), threshold=np.float32(0.0))[0]
+
+
 @pytest.mark.parametrize("command, flags, message", [
     ("supervised", ["-t", str(2 ** 63)], "-t 9.223372036854776e+18: must be a finite number"),
     ("lm", ["-leafRows", "5"], "-leafRows 5: must be 0 or 1"),

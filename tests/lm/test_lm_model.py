@@ -121,6 +121,8 @@ def test_python_api_mirrors_the_classifier(tmp_path, sentence_text):
     # a str was iterated: its characters were the context words
     with pytest.raises(TreexcError, match="words must be a list of words, not a str"):
         lm.predict_next("the old", k=3)
+    with pytest.raises(TypeError, match="k must be an integer, not float"):
+        lm.predict_next(["the"], k=1.5)  # was numpy's TypeError from np.empty
 
 
 @pytest.mark.parametrize("loss", ["softmax", "tree"])

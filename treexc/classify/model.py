@@ -22,7 +22,7 @@ from .fasttext_convert import SCORING_FASTTEXT
 from .fasttext_kernels import predict_lines_fasttext
 from .members import FastTextMembers
 from .meter import Meter
-from .options import default_threads
+from .options import check_k_threshold, default_threads
 from .predict_kernels import collect_statistics, predict_lines
 from .quantize import quantize_model
 from .quantize_options import QuantizeArgs
@@ -98,10 +98,9 @@ class Model(FastTextMembers):
 
     def predict_corpus(self, corpus, k=1, threshold=0.0):
         """``(labels, log_probs, counts)`` arrays for every line of ``corpus``."""
+        check_k_threshold(k, threshold)
         if k == -1:  # fastText's "unlimited": every label
             k = self.nlabels
-        if k < 1:
-            raise TreexcError(f"k {k}: must be >= 1, or -1 for all labels")
         k = min(k, self.nlabels)
         n = corpus.n_lines
         out_label = np.zeros((n, k), dtype=np.int64)

@@ -7,6 +7,8 @@ camelCase ones because users pass them as ``-wordNgrams`` on the command
 line and as ``train_supervised(wordNgrams=2)`` in Python.
 """
 
+import math
+import numbers
 from dataclasses import dataclass
 
 from ..errors import TreexcError
@@ -17,6 +19,7 @@ from ..options import (
     TREES,
     bad_option,
     check_fields,
+    check_integer,
     default_threads,  # noqa: F401 (classify.model takes it from here)
     flag_names,
     option,
@@ -298,3 +301,17 @@ def validate(args):
         bad("label", repr(args.label), "the label prefix must not contain white space")
     return args
 
+
+
+def check_k_threshold(k, threshold):
+    """``predict``'s and ``test``'s K and THRESHOLD, for the command line and
+    the Python API alike: K an integer >= 1 or -1 (every label, as
+    fastText), THRESHOLD a probability (NaN would let every label pass).
+    A wrong type is a TypeError (:func:`options.check_integer`)."""
+    check_integer("k", k)
+    if k < 1 and k != -1:
+        raise TreexcError(f"k {k}: must be >= 1, or -1 for all labels")
+    if isinstance(threshold, bool) or not isinstance(threshold, numbers.Real):
+        raise TypeError(f"threshold must be a number, not {type(threshold).__name__}")
+    if not 0.0 <= threshold <= 1.0 or math.isnan(threshold):
+        raise TreexcError(f"threshold {threshold}: must be between 0 and 1")

@@ -11,6 +11,7 @@ from ..classify.options import (
     AUTOTUNE_FIELDS,
     Args,
     AutotuneArgs,
+    check_k_threshold,
     make_args,
     make_autotune_args,
 )
@@ -19,7 +20,6 @@ from ..options import option_values
 from .common import (
     FastTextCommand,
     NumberArgsCommand,
-    check_k_threshold,
     check_output_writable,
     load_classifier,
     model_input_k_threshold,

@@ -6,7 +6,6 @@ import dataclasses
 import difflib
 import errno
 import io
-import math
 import os
 import sys
 
@@ -238,14 +237,6 @@ def _same_file(a, b):
         return os.path.samefile(a, b)
     except (OSError, ValueError):  # one is not there yet: compare the names
         return os.path.realpath(a) == os.path.realpath(b)
-
-
-
-def check_k_threshold(k, threshold):
-    if k < 1 and k != -1:  # -1: all labels, as fastText
-        raise TreexcError(f"k {k}: must be >= 1, or -1 for all labels")
-    if not 0.0 <= threshold <= 1.0 or math.isnan(threshold):
-        raise TreexcError(f"threshold {threshold}: must be between 0 and 1")
 
 
 

@@ -29,7 +29,7 @@ from ..errors import TreexcError
 from ..io import contents, modelfile
 from ..loss.topk import tree_top_k
 from ..loss.tree_softmax import tree_all_log_probs
-from ..options import option_values, shape_names
+from ..options import check_integer, option_values, shape_names
 from ..runtime import blas_threads, run_workers
 from ..text.dictionary import check_duplicates
 from ..text.vocab import Vocab, read_stream
@@ -143,7 +143,7 @@ class LanguageModel:
     def predict_next(self, words, k=1):
         """The ``k`` most likely next words after ``words`` (a list of
         tokens): ``[(word, probability), ...]``, best first."""
-        if k < 1:
+        if check_integer("k", k) < 1:
             raise TreexcError(f"k {k}: must be >= 1")
         if isinstance(words, (str, bytes)):  # iterated, its characters would be the words
             raise TreexcError(f"predict_next: words must be a list of words, not a "
