@@ -34,9 +34,7 @@ CLASSIFIER_CASES = {
     "hs": ["-loss", "hs"],
     "hs-arity4": ["-loss", "hs", "-arity", "4"],
     "tree": ["-loss", "tree", "-arity", "4"],
-    # fastText's order of the lines: the "tree" case's weights before -order
-    # existed (its .vec hash is the one "tree" had then)
-    "tree-file-order": ["-loss", "tree", "-arity", "4", "-order", "file"],
+    "tree-shuffled": ["-loss", "tree", "-arity", "4", "-order", "shuffled"],
     "tree-maxdepth": ["-loss", "tree", "-arity", "3", "-maxDepth", "4", "-treeGradient",
                       "plain"],
     "ova": ["-loss", "ova"],

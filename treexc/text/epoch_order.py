@@ -6,6 +6,9 @@ then ends every epoch on the same lines at the smallest learning rates,
 and a file that is not well mixed (sorted by label, by source, by date)
 trains badly. A new order each epoch measured +0.001 to +0.03 P@1 on
 every data set and loss tried (docs/trees.md, "The order of the lines").
+For the classifier it is ``-order shuffled``, not the default: random
+reads map the whole token cache, which corpora larger than memory cannot
+afford.
 
 Why no array: a permutation of the lines costs 4-8 bytes a line (228 MB
 for 57M lines) and has to be redrawn each epoch while other threads read
