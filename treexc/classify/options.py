@@ -306,7 +306,6 @@ def validate(args):
     return args
 
 
-
 def check_k_threshold(k, threshold):
     """``predict``'s and ``test``'s K and THRESHOLD, for the command line and
     the Python API alike: K an integer >= 1 or -1 (every label, as

@@ -239,7 +239,6 @@ def _same_file(a, b):
         return os.path.realpath(a) == os.path.realpath(b)
 
 
-
 def load_classifier(path):
     # imported here, not above: only a running command loads numpy and Numba
     from ..classify.model import load_model
