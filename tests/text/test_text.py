@@ -672,3 +672,22 @@ def test_streaming_gunzip_any_piece_sizes(out_size, in_size):
     chunks = [cut[i:i + in_size] for i in range(0, len(cut), in_size)]
     with pytest.raises(TreexcError, match="^x: truncated gzip data"):
         b"".join(_gunzip(chunks[0], iter(chunks[1:]), out_size, "x"))
+
+
+def test_sentence_vector_of_a_long_line_is_summed_in_chunks(monkeypatch):
+    """print-sentence-vectors gathered a line's rows at once: 14 GB for a
+    150 MB line at -dim 100.  Past a chunk of rows the sum goes a chunk at
+    a time; the vector is the mean of the rows all the same."""
+    from treexc.classify import model as model_module
+    monkeypatch.setattr(model_module, "SENTENCE_CHUNK", 7)
+    text = b"__label__a w1 w2 w3\n__label__b w4 w5 w6\n"
+    d, args = make_dictionary(text, dim=4)
+    rng = np.random.default_rng(0)
+    w_in = rng.standard_normal((d.nwords + args.bucket, 4)).astype(np.float32)
+    model = Model(args, d, flat_tree(2), w_in, np.zeros((2, 4), np.float32))
+    line = b" ".join([b"w1", b"w2", b"w5", b"zz"] * 13) + b"\n"
+    corpus = d.encode(as_u8(line))
+    rows = corpus.feats[corpus.feat_off[0]:corpus.feat_off[1]]
+    assert len(rows) > 7
+    np.testing.assert_allclose(model.sentence_vector(as_u8(line)),
+                               w_in[rows].mean(axis=0), rtol=1e-6)

@@ -30,6 +30,7 @@ from .quantized import QuantizedMatrix
 from .stored import MODEL_KIND, PQ_CODES, QUANTIZED_VERSION, read_classifier
 
 PARALLEL_LINES = 512  # lines per prediction thread, at least
+SENTENCE_CHUNK = 1 << 16  # feature rows gathered at once for a sentence vector
 
 
 class Model(FastTextMembers):
@@ -254,7 +255,14 @@ class Model(FastTextMembers):
         if len(rows) == 0:
             return np.zeros(self.args.dim, dtype=np.float32)
         w_in, rows = self.input_rows(rows)
-        return w_in[rows].mean(axis=0, dtype=np.float32)
+        if len(rows) <= SENTENCE_CHUNK:
+            return w_in[rows].mean(axis=0, dtype=np.float32)
+        # a long line: its rows gathered at once took 14 GB for a 150 MB line
+        # (dim 100); summed a chunk at a time instead
+        total = np.zeros(w_in.shape[1], dtype=np.float64)
+        for start in range(0, len(rows), SENTENCE_CHUNK):
+            total += w_in[rows[start:start + SENTENCE_CHUNK]].sum(axis=0, dtype=np.float64)
+        return (total / len(rows)).astype(np.float32)
 
     # -- tree (for dump-tree) -------------------------------------------------
     def tree_label_names(self):
