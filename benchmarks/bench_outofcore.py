@@ -1,18 +1,21 @@
 """Out-of-core training (issue 11, part 1): peak memory and words/sec/thread
 of `treexc supervised` reading its corpus from the token cache, on
 gutenberg_books' training file repeated 1, 4 and 16 times, against fastText
-0.9.2 on the 1x file and against main's in-memory code (a worktree of
-main's HEAD, run with PYTHONPATH) on 1x and 4x.
+0.9.2 on the 1x file and, optionally, against main's in-memory code from
+before the token cache (a worktree of 994d64b, run with PYTHONPATH) on 1x
+and 4x.  treexc runs in both orders: the default (each epoch shuffled,
+read a window of random blocks at a time) and ``-order file``.
 
-    git worktree add --detach /tmp/wt_main main   # main's code, once
+    .venv/bin/python benchmarks/bench_outofcore.py --main ''
+    git worktree add --detach /tmp/wt_main 994d64b   # to compare with it
     .venv/bin/python benchmarks/bench_outofcore.py --main /tmp/wt_main
 
 Flags: -epoch 1 -dim 50 -loss hs -thread 2 (fastText: the same keywords;
 both drop the n-gram buckets, which -wordNgrams 1 leaves unused).  Round r
-runs, one after the other: this tree 1x, main 1x, fastText 1x; in round 1
-also this tree on the 16x file (once: main would hold the 1.6 GB text and
-its encoding in memory); in the first --repeat4 rounds this tree 4x and
-main 4x.  The table gives medians over the rounds.  Peak memory is the
+runs, one after the other: this tree 1x (both orders), main 1x, fastText
+1x; in round 1 also this tree on the 16x file (once: main would hold the
+1.6 GB text and its encoding in memory); in the first --repeat4 rounds
+this tree 4x and main 4x.  The table gives medians over the rounds.  Peak memory is the
 child process's ru_maxrss; words/sec/thread is each tool's own final
 progress figure (tokens trained / training seconds / threads); wall is the
 whole command (reading, encoding, training, writing .bin and .vec).
@@ -72,7 +75,9 @@ def fasttext(train):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--main", default="/tmp/wt_main", help="a worktree of main's HEAD")
+    parser.add_argument("--main", default="/tmp/wt_main",
+                        help="a worktree of main before the token cache (994d64b); "
+                        "'' leaves it out")
     parser.add_argument("--repeat", type=int, default=3, help="rounds")
     parser.add_argument("--repeat4", type=int, default=2, help="rounds with the 4x file")
     parser.add_argument("--no16", action="store_true", help="leave out the 16x file")
@@ -80,17 +85,21 @@ def main():
     os.makedirs(WORK, exist_ok=True)
     files = {n: repeated(n) for n in ((1, 4) if a.no16 else (1, 4, 16))}
     here = str(harness.REPO)
-    ours = "treexc (token cache)"
+    # the default order (a shuffled epoch, read a window at a time) and the file's
+    ours = [("treexc (token cache, shuffled)", ()),
+            ("treexc (token cache, -order file)", ("-order", "file"))]
+    old = [("main (in memory)", a.main)] if a.main else []
     results = {}
     for r in range(a.repeat):
-        steps = [(ours, 1, lambda: treexc(here, files[1])),
-                 ("main (in memory)", 1, lambda: treexc(a.main, files[1])),
-                 ("fastText 0.9.2", 1, lambda: fasttext(files[1]))]
+        steps = [(name, 1, lambda x=extra: treexc(here, files[1], x)) for name, extra in ours]
+        steps += [(name, 1, lambda c=code: treexc(c, files[1])) for name, code in old]
+        steps.append(("fastText 0.9.2", 1, lambda: fasttext(files[1])))
         if r == 0 and not a.no16:
-            steps.append((ours, 16, lambda: treexc(here, files[16])))
+            steps += [(name, 16, lambda x=extra: treexc(here, files[16], x))
+                      for name, extra in ours]
         if r < a.repeat4:
-            steps += [(ours, 4, lambda: treexc(here, files[4])),
-                      ("main (in memory)", 4, lambda: treexc(a.main, files[4]))]
+            steps += [(name, 4, lambda x=extra: treexc(here, files[4], x)) for name, extra in ours]
+            steps += [(name, 4, lambda c=code: treexc(c, files[4])) for name, code in old]
         for name, times, case in steps:
             figures = case()
             harness.log(f"round {r + 1}: {name} {times}x: {figures}")

@@ -34,7 +34,7 @@ CLASSIFIER_CASES = {
     "hs": ["-loss", "hs"],
     "hs-arity4": ["-loss", "hs", "-arity", "4"],
     "tree": ["-loss", "tree", "-arity", "4"],
-    "tree-shuffled": ["-loss", "tree", "-arity", "4", "-order", "shuffled"],
+    "tree-file-order": ["-loss", "tree", "-arity", "4", "-order", "file"],
     "tree-maxdepth": ["-loss", "tree", "-arity", "3", "-maxDepth", "4", "-treeGradient",
                       "plain"],
     "ova": ["-loss", "ova"],

@@ -46,8 +46,11 @@ def sibling_topic_share(model, topic):
 def test_learned_plt_puts_labels_of_a_topic_under_one_node(tmp_path):
     train = tmp_path / "train.txt"
     topic = topic_corpus(train)
+    # in the file's order: the recovery was measured there (seeds 1-8 all
+    # 1.0); with each epoch shuffled it is less reliable on this small set
+    # (seeds 1-8: 5 of 8 at 1.0, the others 0.5-0.75; docs/trees.md)
     flags = dict(input=str(train), loss="plt", arity=4, dim=16, epoch=10, lr=0.5, thread=1,
-                 seed=1, verbose=0)
+                 seed=1, verbose=0, order="file")
     learned = treexc.train_supervised(**flags, tree="learned")
     fixed = {name: treexc.train_supervised(**flags, tree=name, maxDepth=2)
              for name in ("random", "huffman")}

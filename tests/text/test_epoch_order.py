@@ -1,14 +1,15 @@
 """The order of the lines in an epoch (text/epoch_order.py): every epoch
 visits every line exactly once, in an order that changes from epoch to
-epoch and with the seed and that a seed reproduces; and training on a
-file sorted by label gains from it."""
+epoch and with the seed and that a seed reproduces; the classifier's
+blocks hold about a mebibyte; and training on a file sorted by label
+gains from it."""
 
 import numpy as np
 import pytest
 from numba import njit
 
 import treexc
-from treexc.text.epoch_order import epoch_key, half_bits, shuffled_line
+from treexc.text.epoch_order import block_lines, epoch_key, half_bits, shuffled_line
 
 
 @njit(cache=False)
@@ -37,6 +38,12 @@ def test_orders_differ_by_epoch_and_seed_and_repeat_for_both():
     # and the position tells nothing about the line
     assert np.median(np.abs(np.diff(first))) > n / 10
     assert abs(np.corrcoef(np.arange(n), first)[0, 1]) < 0.05
+
+
+def test_blocks_hold_about_a_mebibyte():
+    assert block_lines(1_000_000, 400_000_000) == 2621  # 400 bytes a line
+    assert block_lines(10, 400_000_000) == 1            # 40 MB lines: one a block
+    assert block_lines(100, 1000) == 100                # never more than the corpus
 
 
 def _sorted_by_label(path, n_labels=8, per_label=150, seed=0):

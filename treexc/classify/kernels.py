@@ -23,7 +23,7 @@ from ..loss.kernels import axpy, dot, safe_log, sigmoid
 from ..loss.plt import plt_gradient
 from ..loss.registry import KERNEL_NS, KERNEL_OVA, KERNEL_PLT
 from ..loss.tree_softmax import path_gradient
-from ..text.epoch_order import epoch_key, half_bits, shuffled_line
+from ..text.epoch_order import half_bits, shuffled_line
 
 # ``control[0]``: 0 run, STOP stop (Ctrl-C, an error elsewhere), DIVERGED a
 # worker met a NaN or infinite value (the caller reports it and saves nothing)
@@ -74,13 +74,15 @@ def sample_negative(neg_cdf, rng_state, thread):
 def train_thread(thread, feat_off, feats, label_off, labels, ntokens,
                  w_in, w_out, loss_kind, children, path_off, path_node, path_slot,
                  neg_cdf, neg, lr0, lr_hold, total_tokens, lr_update_rate,
-                 progress, stop_at, control, loss_sum, loss_n, cursor, laps, order_seed,
+                 progress, stop_at, control, loss_sum, loss_n, cursor, shuffled, order_key,
                  rng_state, collect, stats_p, stats_n):
-    """Train on lines from position ``cursor[thread]`` of epoch ``laps[thread]``
-    on, cycling through the corpus, until ``sum(progress) >= stop_at`` or
-    ``control[0]`` is set.  Position ``i`` of epoch ``e`` is line
-    ``text.epoch_order.shuffled_line`` of ``i`` under ``(order_seed, e)``,
-    or line ``i`` itself when ``order_seed < 0`` (the file's order).  A NaN or
+    """Train on lines from position ``cursor[thread]`` on until ``sum(progress)
+    >= stop_at`` or ``control[0]`` is set.  In the file's order
+    (``shuffled`` false) position ``i`` is line ``i``, cycling through the
+    corpus.  Shuffled, position ``i`` is line ``text.epoch_order.shuffled_line``
+    of ``i`` under ``order_key``, and the call returns at the end of this
+    pass (``cursor[thread] == n_lines``): the corpus is then one window of
+    an epoch (``text.windows``).  A NaN or
     infinite hidden vector or gradient sets ``control[0] = DIVERGED``: a test
     of ``2 * dim`` integers per example (words/sec on cooking unchanged at
     -thread 1 and 2).
@@ -102,16 +104,13 @@ def train_thread(thread, feat_off, feats, label_off, labels, ntokens,
     node_list = np.zeros(n_nodes, dtype=np.int64)
     node_probs = np.zeros((n_nodes, children.shape[1]), dtype=np.float64)
     position = cursor[thread]
-    lap = laps[thread]
-    shuffled = order_seed >= 0
     half = half_bits(n_lines)
-    key = epoch_key(max(order_seed, 0), lap)
     local_tokens = 0
     done = 0
     for t in range(len(progress)):
         done += progress[t]
     lr = 0.0
-    while done < stop_at and control[0] == 0:
+    while done < stop_at and control[0] == 0 and position < n_lines:
         # learning rate from global progress
         x = done / total_tokens
         if x < lr_hold:
@@ -119,16 +118,14 @@ def train_thread(thread, feat_off, feats, label_off, labels, ntokens,
         else:
             lr = lr0 * max(0.0, 1.0 - x) / (1.0 - lr_hold)
         # train until the next progress update
-        while local_tokens < lr_update_rate:
-            line = shuffled_line(position, n_lines, key, half) if shuffled else position
+        while local_tokens < lr_update_rate and position < n_lines:
+            line = shuffled_line(position, n_lines, order_key, half) if shuffled else position
             f0, f1 = feat_off[line], feat_off[line + 1]
             l0, l1 = label_off[line], label_off[line + 1]
             local_tokens += ntokens[line]
             position += 1
-            if position == n_lines:
+            if position == n_lines and not shuffled:
                 position = 0
-                lap += 1
-                key = epoch_key(max(order_seed, 0), lap)
             if f1 == f0 or l1 == l0:
                 continue
             hidden[:] = 0.0
@@ -186,5 +183,4 @@ def train_thread(thread, feat_off, feats, label_off, labels, ntokens,
         for t in range(len(progress)):
             done += progress[t]
     cursor[thread] = position
-    laps[thread] = lap
     return lr

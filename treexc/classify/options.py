@@ -103,12 +103,11 @@ class Args:
     saveOutput: bool = option(False, "also write the output matrix to OUTPUT.output")
     seed: int = option(0, "random generator seed; with -thread 1 training is reproducible",
                        at_least=0)
-    order: str = option("file", "order of the training lines: file (every epoch in the "
-                        "file's order, as fastText: sequential reads, so memory stays "
-                        "bounded on corpora larger than memory) or shuffled (a new seeded "
-                        "random order every epoch: 0.001-0.03 more P@1 measured, mostly "
-                        "for trees; reads the whole token cache at random, so for "
-                        "corpora that fit in memory)", saved=IF_SET,
+    order: str = option(SHUFFLED, "order of the training lines: shuffled (a new seeded random "
+                        "order every epoch, read 16 random blocks of about 1 MiB of the "
+                        "token cache at a time, so memory stays bounded; a file that is "
+                        "not mixed, e.g. sorted by label, trains as if it were) or file "
+                        "(every epoch in the file's order, as fastText)", saved=IF_SET,
                         choices=("file", SHUFFLED))
     # Tree output layers (treexc's own options).
     arity: int = option(0, "tree arity M (0 = 2 for hs; for a learned tree the least M with "

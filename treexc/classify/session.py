@@ -18,6 +18,7 @@ from ..errors import TreexcError
 from ..io.textio import display_name
 from ..loss.registry import learns_tree
 from ..runtime import Progress, diverged_message, run_workers
+from ..text.windows import WindowReader
 from ..trees.capacity import CLASSIFIER_FLAGS
 from ..trees.learner import TreeLearner
 from . import kernels as kern
@@ -53,9 +54,10 @@ class Session:
         self.loss_n = np.zeros(t, dtype=np.int64)
         n_lines = corpus.n_lines
         self.cursor = np.array([i * n_lines // t for i in range(t)], dtype=np.int64)
-        # each epoch in a new random order (text.epoch_order) or the file's (-1)
-        self.laps = np.zeros(t, dtype=np.int64)
-        self.order_seed = args.seed if args.order == SHUFFLED else -1
+        # each epoch in a new random order, a window at a time per thread
+        # (text.windows), or in the file's order (cursor: the thread's line)
+        self.windows = ([WindowReader(corpus, args.seed, i, t) for i in range(t)]
+                        if args.order == SHUFFLED else None)
         seeds = np.random.SeedSequence(args.seed).generate_state(t, dtype=np.uint64)
         self.rng_state = np.where(seeds == 0, np.uint64(1), seeds).astype(np.uint64)
         counts = model.dictionary.label_counts.astype(np.float64)
@@ -121,17 +123,26 @@ class Session:
                                        if m.tree is not None else
                                        (np.zeros(1, np.int64), np.zeros(0, np.int32),
                                         np.zeros(0, np.int32)))
-        c = self.corpus
 
-        def work(t):
+        def train(t, c, shuffled, key):
             kern.train_thread(
                 t, c.feat_off, c.feats, c.label_off, c.labels, c.ntokens,
                 m.w_in, m.w_out, m.loss_kind, *tree_arrays, self.neg_cdf,
                 self.args.neg, self.args.lr, self.lr_hold, self.total_tokens,
                 self.lr_update_rate, self.progress, stop_at, self.control,
-                self.loss_sum, self.loss_n, self.cursor, self.laps,
-                self.order_seed, self.rng_state,
-                collect, stats_p, stats_n)
+                self.loss_sum, self.loss_n, self.cursor, shuffled, key,
+                self.rng_state, collect, stats_p, stats_n)
+
+        def work(t):
+            if self.windows is None:
+                train(t, self.corpus, False, 0)
+                return
+            reader = self.windows[t]
+            while self.progress.sum() < stop_at and not self.control[0]:
+                lines = reader.current()
+                self.cursor[t] = reader.position
+                train(t, lines, True, reader.key())
+                reader.position = int(self.cursor[t])
 
         # a worker trains lrUpdateRate tokens between looks at the counters:
         # workers past the phase's chunks of that size would start idle

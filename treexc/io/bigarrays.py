@@ -159,14 +159,24 @@ class MappedArrays:
     """The arrays of a checked data file as views of one mapping.  The
     mapping is private (copy on write), so the arrays are writable numpy
     arrays like those made in memory (the kernels compile once for both);
-    nothing writes to them."""
+    nothing writes to them.
+
+    :meth:`read_into` copies a slice of an array with ``pread`` instead,
+    without mapping anything: reading small pieces at random places through
+    the mapping maps far more than the pieces (on ext4 with Linux 6.18 a
+    touched page brings its whole page-cache folio, up to megabytes, into
+    the process), so the classifier's shuffled epochs read their windows
+    this way (``text/windows``)."""
 
     def __init__(self, f, path, directory):
+        self.path = path
         try:
             self._map = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_COPY)
+            self._fd = os.dup(f.fileno())  # the same file as the mapping
         except (OSError, ValueError) as e:
             raise TreexcError(f"{path}: cannot map: {getattr(e, 'strerror', None) or e}") \
                 from None
+        self._offsets = {e["name"]: int(e["offset"]) for e in directory}
         self.arrays = {}
         for entry in directory:
             count = int(np.prod(entry["shape"]))
@@ -174,6 +184,26 @@ class MappedArrays:
             self.arrays[entry["name"]] = (
                 np.frombuffer(self._map, dtype=dtype, count=count, offset=entry["offset"])
                 if count else np.zeros(0, dtype=dtype))
+
+    def read_into(self, name, start, out):
+        """``out[:] = arrays[name][start:start + len(out)]``, read from the
+        file (``pread``), not through the mapping."""
+        view = memoryview(out).cast("B")
+        offset = self._offsets[name] + start * out.itemsize
+        while len(view):
+            try:
+                n = os.preadv(self._fd, [view], offset)
+            except OSError as e:
+                raise TreexcError(f"{self.path}: cannot read: {e.strerror or e}") from None
+            if n == 0:
+                raise TreexcError(f"{self.path}: truncated data file")
+            view, offset = view[n:], offset + n
+
+    def close(self):
+        """Close the descriptor :meth:`read_into` reads (the arrays stay)."""
+        if self._fd >= 0:
+            os.close(self._fd)
+            self._fd = -1
 
     def release(self):
         """Hand the mapping's resident pages back (they are read again from

@@ -32,10 +32,27 @@ class Corpus:
     bare_first: int = -1   # first line (0-based) with labels but no words
     bare_count: int = 0
     usable: bool = True    # some line has labels and words (drop_bare_lines)
+    # where the arrays can be read without mapping them in (the token cache's
+    # io.bigarrays.MappedArrays), or None: they are in memory
+    source: object = None
 
     @property
     def n_lines(self):
         return len(self.ntokens)
+
+    @property
+    def nbytes(self):
+        """Bytes of the encoded arrays (what an epoch reads)."""
+        return sum(a.nbytes for a in (self.feat_off, self.feats, self.label_off, self.labels,
+                                      self.ntokens))
+
+    def read_into(self, name, start, out):
+        """``out[:] = <array name>[start:start + len(out)]``, from the file
+        when the arrays are a mapping (``source``), so that nothing is mapped in."""
+        if self.source is not None:
+            self.source.read_into(name, start, out)
+        else:
+            out[:] = getattr(self, name)[start:start + len(out)]
 
     def skip_bare_lines(self, eos_id, name):
         """Leave lines with labels but no words out of training (their labels

@@ -5,10 +5,8 @@ Why shuffle: fastText reads its file in the same order every epoch. SGD
 then ends every epoch on the same lines at the smallest learning rates,
 and a file that is not well mixed (sorted by label, by source, by date)
 trains badly. A new order each epoch measured +0.001 to +0.03 P@1 on
-every data set and loss tried (docs/trees.md, "The order of the lines").
-For the classifier it is ``-order shuffled``, not the default: random
-reads map the whole token cache, which corpora larger than memory cannot
-afford.
+every data set and loss tried, and turned a file sorted by label from
+useless into usable (docs/trees.md, "The order of the lines").
 
 Why no array: a permutation of the lines costs 4-8 bytes a line (228 MB
 for 57M lines) and has to be redrawn each epoch while other threads read
@@ -18,9 +16,13 @@ square power of two that holds ``n`` (at most ``4n`` values), applied
 again while the result falls outside ``[0, n)`` (cycle-walking keeps it a
 bijection of ``[0, n)``; about two rounds of walking on average).  A
 thread's lines are a pure function of ``(seed, lap, position)``, so with
-``-thread 1`` training stays reproducible.  The classifier's threads call
-:func:`shuffled_line` line by line; the language model fills a batch of
-stream positions with :func:`fill_order`.
+``-thread 1`` training stays reproducible.  The language model, whose
+stream is in memory, fills a batch of positions with :func:`fill_order`.
+
+The classifier's threads read their shuffled epochs a window of random
+blocks at a time (``text/windows``: the token cache may be larger than
+memory) and call :func:`shuffled_line` within the window; the sizes of its
+blocks and windows are here, with the order.
 """
 
 import numpy as np
@@ -30,6 +32,11 @@ _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
 _M2 = np.uint64(0x94D049BB133111EB)
 _ROUNDS = 4
+
+# The classifier's shuffled epochs (text/windows): blocks of consecutive lines
+# of about BLOCK_BYTES of encoded arrays, WINDOW_BLOCKS of them in a window
+BLOCK_BYTES = 1 << 20
+WINDOW_BLOCKS = 16
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -79,6 +86,12 @@ def shuffled_line(i, n, key, h):
         x = (left << shift) | right
         if x < np.uint64(n):
             return np.int64(x)
+
+
+def block_lines(n_lines, nbytes):
+    """Lines per block of a shuffled epoch: about :data:`BLOCK_BYTES` of a
+    corpus of ``n_lines`` lines and ``nbytes`` bytes of encoded arrays."""
+    return max(1, min(n_lines, BLOCK_BYTES * n_lines // max(nbytes, 1)))
 
 
 @njit(cache=True, nogil=True)

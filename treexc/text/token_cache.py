@@ -166,11 +166,14 @@ def _opened(loaded, pretrained):
     header, dictionary, mapped = loaded
     corpus = Corpus(*(mapped.arrays[a] for a, _ in CORPUS_ARRAYS),
                     bare_first=header["bare_first"], bare_count=header["bare_count"],
-                    usable=header["usable"])
+                    usable=header["usable"], source=mapped)
     if pretrained is not None:
         dictionary.add_words(pretrained[0])  # no-op: the cache was built with them
-    with mapped.releasing():
-        yield dictionary, corpus, pretrained
+    try:
+        with mapped.releasing():
+            yield dictionary, corpus, pretrained
+    finally:
+        mapped.close()
 
 
 def _remove_folder(folder):
@@ -299,6 +302,7 @@ def load_cache(base, key, args, verbose_info):
     index = base + ".index"
     if not os.path.exists(index):
         return None
+    mapped = None
     try:
         header, arrays = modelfile.load(index)
         if header.get("kind") != CACHE_KIND:
@@ -325,6 +329,8 @@ def load_cache(base, key, args, verbose_info):
                                 args.wordNgrams, args.bucket, args.minn, args.maxn)
         _check_shape(index, header, mapped.arrays)
     except (TreexcError, KeyError, TypeError, ValueError) as e:
+        if mapped is not None:
+            mapped.close()
         why = str(e) if isinstance(e, TreexcError) else f"{index}: corrupt header"
         verbose_info(f"token cache: {why}; rebuilding it")
         return None
