@@ -1,7 +1,7 @@
 """The order of the lines in an epoch (text/epoch_order.py): every epoch
 visits every line exactly once, in an order that changes from epoch to
 epoch and with the seed and that a seed reproduces; the classifier's
-blocks hold about a mebibyte; and training on a file sorted by label
+blocks share a fixed budget among the threads; and training on a file sorted by label
 gains from it."""
 
 import numpy as np
@@ -40,10 +40,11 @@ def test_orders_differ_by_epoch_and_seed_and_repeat_for_both():
     assert abs(np.corrcoef(np.arange(n), first)[0, 1]) < 0.05
 
 
-def test_blocks_hold_about_a_mebibyte():
-    assert block_lines(1_000_000, 400_000_000) == 2621  # 400 bytes a line
-    assert block_lines(10, 400_000_000) == 1            # 40 MB lines: one a block
-    assert block_lines(100, 1000) == 100                # never more than the corpus
+def test_blocks_share_the_windows_bytes_among_the_threads():
+    assert block_lines(1_000_000, 400_000_000, 2) == 2621  # 400 bytes a line: 1 MiB
+    assert block_lines(1_000_000, 400_000_000, 32) == 163  # 64 KiB
+    assert block_lines(10, 400_000_000, 2) == 1            # 40 MB lines: one a block
+    assert block_lines(100, 1000, 2) == 100                # never more than the corpus
 
 
 def _sorted_by_label(path, n_labels=8, per_label=150, seed=0):

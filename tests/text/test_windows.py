@@ -45,7 +45,7 @@ def _file(path, n_lines=2000, seed=0):
 @pytest.mark.parametrize("block", [1, 7, 64, 5000])
 def test_an_epoch_of_windows_holds_every_line_once(tmp_path, monkeypatch, block):
     path = _file(tmp_path / "train.txt")
-    monkeypatch.setattr(windows, "block_lines", lambda n, nbytes: min(block, n))
+    monkeypatch.setattr(windows, "block_lines", lambda n, nbytes, threads: min(block, n))
     args = Args(input=path, output="x", wordNgrams=2, bucket=1000)
     with token_cache.training_corpus(args, "t", lambda: None, lambda m: None) as (_, c, _):
         assert c.source is not None  # the token cache: windows are read with pread
@@ -62,7 +62,7 @@ def test_an_epoch_of_windows_holds_every_line_once(tmp_path, monkeypatch, block)
 
 def test_windows_are_random_blocks_and_differ_by_epoch_seed_and_thread(tmp_path, monkeypatch):
     path = _file(tmp_path / "train.txt", n_lines=5000)
-    monkeypatch.setattr(windows, "block_lines", lambda n, nbytes: 10)
+    monkeypatch.setattr(windows, "block_lines", lambda n, nbytes, threads: 10)
     args = Args(input=path, output="x")
     with token_cache.training_corpus(args, "t", lambda: None, lambda m: None) as (_, c, _):
         reader = windows.WindowReader(c, seed=0, thread=0, n_threads=1)
@@ -98,7 +98,7 @@ def test_training_on_windows_is_reproducible_and_learns(tmp_path, monkeypatch):
         return model, model.get_output_matrix()
 
     one_window, w_one = trained()
-    monkeypatch.setattr(windows, "block_lines", lambda n, nbytes: 50)  # 4 windows
+    monkeypatch.setattr(windows, "block_lines", lambda n, nbytes, threads: 50)  # 4 windows
     many, w_many = trained()
     again, w_again = trained()
     assert np.array_equal(w_many, w_again)

@@ -104,9 +104,9 @@ class Args:
     seed: int = option(0, "random generator seed; with -thread 1 training is reproducible",
                        at_least=0)
     order: str = option(SHUFFLED, "order of the training lines: shuffled (a new seeded random "
-                        "order every epoch, read 16 random blocks of about 1 MiB of the "
-                        "token cache at a time, so memory stays bounded; a file that is "
-                        "not mixed, e.g. sorted by label, trains as if it were) or file "
+                        "order every epoch, read 16 random blocks of the token cache at a "
+                        "time, 32 MiB for all threads, so memory stays bounded; a file that "
+                        "is not mixed, e.g. sorted by label, still trains) or file "
                         "(every epoch in the file's order, as fastText)", saved=IF_SET,
                         choices=("file", SHUFFLED))
     # Tree output layers (treexc's own options).

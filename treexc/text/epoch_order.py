@@ -33,9 +33,10 @@ _M1 = np.uint64(0xBF58476D1CE4E5B9)
 _M2 = np.uint64(0x94D049BB133111EB)
 _ROUNDS = 4
 
-# The classifier's shuffled epochs (text/windows): blocks of consecutive lines
-# of about BLOCK_BYTES of encoded arrays, WINDOW_BLOCKS of them in a window
-BLOCK_BYTES = 1 << 20
+# The classifier's shuffled epochs (text/windows): a window is WINDOW_BLOCKS
+# blocks of consecutive lines, and the windows of all threads together hold
+# about WINDOWS_BYTES of encoded arrays (16 blocks of 1 MiB each with 2 threads)
+WINDOWS_BYTES = 32 << 20
 WINDOW_BLOCKS = 16
 
 
@@ -88,10 +89,13 @@ def shuffled_line(i, n, key, h):
             return np.int64(x)
 
 
-def block_lines(n_lines, nbytes):
-    """Lines per block of a shuffled epoch: about :data:`BLOCK_BYTES` of a
-    corpus of ``n_lines`` lines and ``nbytes`` bytes of encoded arrays."""
-    return max(1, min(n_lines, BLOCK_BYTES * n_lines // max(nbytes, 1)))
+def block_lines(n_lines, nbytes, n_threads):
+    """Lines per block of a shuffled epoch read by ``n_threads`` threads, of
+    a corpus of ``n_lines`` lines and ``nbytes`` bytes of encoded arrays:
+    each thread's window of :data:`WINDOW_BLOCKS` blocks holds its share of
+    :data:`WINDOWS_BYTES`, so memory does not grow with the threads."""
+    block_bytes = WINDOWS_BYTES // (WINDOW_BLOCKS * max(n_threads, 1))
+    return max(1, min(n_lines, block_bytes * n_lines // max(nbytes, 1)))
 
 
 @njit(cache=True, nogil=True)

@@ -5,14 +5,15 @@ and the corpus is the token cache, a file that may be larger than memory.
 Read line by line through its mapping, memory grew with the corpus (a
 touched page brings its whole page-cache folio into the process; docs/trees.md,
 "The order of the lines").  So each thread reads its epoch a *window* at a
-time: the corpus is cut into blocks of consecutive lines of about
-:data:`text.epoch_order.BLOCK_BYTES`, the blocks are taken in a new random
-order each epoch, :data:`text.epoch_order.WINDOW_BLOCKS` at a time, copied
-(``pread``, nothing mapped) into the thread's own buffers, and the kernel
-trains on the window's lines in a random order, one pass
-(``classify.kernels.train_thread``).  Memory is a window per thread
-(about 16 MiB), whatever the corpus; the lines trained together come from
-16 random places of the file, and a corpus of one window is shuffled whole.
+time: the corpus is cut into blocks of consecutive lines, the blocks are
+taken in a new random order each epoch, :data:`text.epoch_order.WINDOW_BLOCKS`
+(16) at a time, copied (``pread``, nothing mapped) into the thread's own
+buffers, and the kernel trains on the window's lines in a random order,
+one pass (``classify.kernels.train_thread``).  The threads' windows
+together hold about :data:`text.epoch_order.WINDOWS_BYTES` (32 MiB: with
+two threads 16 MiB each, blocks of 1 MiB), whatever the corpus and the
+number of threads; the lines trained together come from 16 random places
+of the file, and a corpus of one window is shuffled whole.
 
 Thread ``t`` of ``T`` starts at window ``t * n_windows // T`` of epoch 0
 and walks the windows in order, on into the next epoch's, as threads walk
@@ -35,7 +36,7 @@ class WindowReader:
         self.corpus = corpus
         self.seed = seed
         n = corpus.n_lines
-        self.block = block_lines(n, corpus.nbytes)
+        self.block = block_lines(n, corpus.nbytes, n_threads)
         self.n_blocks = -(-n // self.block)
         self.n_windows = max(1, -(-self.n_blocks // WINDOW_BLOCKS))
         self.lap = 0
@@ -112,6 +113,6 @@ class WindowReader:
         as needed and reused from window to window."""
         buffer = self._buffers.get(name)
         if buffer is None or len(buffer) < size:
-            # a quarter more: windows differ in size, and each growth is a copy
+            # a quarter more: windows differ in size, and each growth allocates
             buffer = self._buffers[name] = np.empty(max(size, 1) * 5 // 4, dtype=dtype)
         return buffer[:size]
