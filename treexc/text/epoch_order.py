@@ -4,9 +4,10 @@ permutation for every pass, computed line by line, with no array.
 Why shuffle: fastText reads its file in the same order every epoch. SGD
 then ends every epoch on the same lines at the smallest learning rates,
 and a file that is not well mixed (sorted by label, by source, by date)
-trains badly. A new order each epoch measured +0.001 to +0.03 P@1 on
-every data set and loss tried, and turned a file sorted by label from
-useless into usable (docs/trees.md, "The order of the lines").
+trains badly. A new order each epoch measured up to +0.03 P@1 with one
+thread (two Hogwild threads already vary the order: there it is within
+noise on shuffled files), and turned a file sorted by label from useless
+into usable (docs/trees.md, "The order of the lines").
 
 Why no array: a permutation of the lines costs 4-8 bytes a line (228 MB
 for 57M lines) and has to be redrawn each epoch while other threads read

@@ -99,27 +99,27 @@ def _sift_down(heap, size, i, key):
         i = c
 
 
-@njit(cache=True, nogil=True)
-def _next_child(scores, r, arity, after):
-    """Label ``r``'s next child in its order of preference (descending
-    score, lower child first on ties) after child ``after`` (-1: its
-    first); -1 when none is left.  A scan instead of a sort: most labels
-    get one of their first few children."""
-    best = -1
-    for j in range(arity):
-        s = scores[r, j]
-        if after >= 0 and not (s < scores[r, after] or (s == scores[r, after] and j > after)):
-            continue
-        if best < 0 or s > scores[r, best]:
-            best = j
-    return best
-
-
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _has_room(j, r, arity, capacity, budget, used, counts, seg_mass, child_mass, mass_cap):
     extra = _expansions(counts[j] + 1, arity) - _expansions(counts[j], arity)
     return counts[j] + 1 <= capacity and used + extra <= budget and (
         counts[j] == 0 or child_mass[j] + seg_mass[r] <= mass_cap)
+
+
+@njit(cache=True, nogil=True)
+def _best_with_room(scores, r, arity, capacity, budget, used, counts, seg_mass, child_mass,
+                    mass_cap):
+    """Label ``r``'s best child (descending score, lower child first on
+    ties) among those with room for it, or -1: one scan, where walking the
+    preference order child by child cost O(arity^2) a label once the mass
+    cap fills children (28,699 labels at arity 170: 0.69 s a rebuild, half
+    of the training time)."""
+    best = -1
+    for j in range(arity):
+        if (best < 0 or scores[r, j] > scores[r, best]) and _has_room(
+                j, r, arity, capacity, budget, used, counts, seg_mass, child_mass, mass_cap):
+            best = j
+    return best
 
 
 @njit(cache=True, nogil=True)
@@ -141,7 +141,7 @@ def _greedy_assign(scores, informed, length, arity, capacity, budget, counts, as
     for r in range(length):
         if not informed[r]:
             continue
-        cand[r] = _next_child(scores, r, arity, -1)
+        cand[r] = np.argmax(scores[r])  # its first choice (the lower child on ties)
         key[r] = scores[r, cand[r]]
         heap[size] = r
         size += 1
@@ -160,10 +160,10 @@ def _greedy_assign(scores, informed, length, arity, capacity, budget, counts, as
             size -= 1
             heap[0] = heap[size]
         else:
-            j = _next_child(scores, r, arity, j)
-            while j >= 0 and not _has_room(j, r, arity, capacity, budget, used, counts,
-                                           seg_mass, child_mass, mass_cap):
-                j = _next_child(scores, r, arity, j)
+            # its next choice is its best child that has room: every child it
+            # preferred had none, and room never comes back
+            j = _best_with_room(scores, r, arity, capacity, budget, used, counts, seg_mass,
+                                child_mass, mass_cap)
             if j < 0:
                 size -= 1
                 heap[0] = heap[size]
