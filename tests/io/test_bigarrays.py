@@ -20,14 +20,14 @@ def _written(tmp_path):
             parts.append(name, piece.astype(dtype))
     path = str(tmp_path / "x.data")
     directory, size = parts.write(path)
-    return path, directory, size, values
-
-
-def test_pieces_read_back_through_the_mapping_and_with_pread(tmp_path):
-    path, directory, size, values = _written(tmp_path)
     with open(path, "rb") as f:
         check_data_file(f, path, directory, size)
         mapped = MappedArrays(f, path, directory)
+    return path, mapped, values
+
+
+def test_pieces_read_back_through_the_mapping_and_with_pread(tmp_path):
+    _, mapped, values = _written(tmp_path)
     try:
         for name, want in values.items():
             assert np.array_equal(mapped.arrays[name], want)
@@ -41,10 +41,7 @@ def test_pieces_read_back_through_the_mapping_and_with_pread(tmp_path):
 
 
 def test_a_file_cut_short_while_read_is_a_one_line_error(tmp_path):
-    path, directory, size, values = _written(tmp_path)
-    with open(path, "rb") as f:
-        check_data_file(f, path, directory, size)
-        mapped = MappedArrays(f, path, directory)
+    path, mapped, _ = _written(tmp_path)
     try:
         os.truncate(path, 4096)  # another process cuts the file after the check
         out = np.empty(100, dtype=np.int32)
