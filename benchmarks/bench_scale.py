@@ -34,7 +34,7 @@ import re
 from pathlib import Path
 
 from harness import (FASTTEXT_RUN, PYTHON, REPO, THREADS, TREEXC, Bench, Section,
-                     count_lines, flag_list, head, parse_precision, run, secs)
+                     count_lines, exact_precision, flag_list, head, run, secs)
 
 CASES = ("next", "labels", "flat")
 FLAGS = dict(dim=50, lr=0.5, epoch=1, thread=THREADS)
@@ -111,12 +111,13 @@ class ScaleBench(Bench):
         if test is None:
             return {"train_s": t.wall, "maxrss": t.maxrss_mib}
         m = REBUILDS.search(t.err)
-        r1 = run([TREEXC, "test", f"{out}.bin", str(test)])
-        r5 = run([TREEXC, "test", f"{out}.bin", str(test), "5"])
+        r1 = run([TREEXC, "test", f"{out}.bin", str(test)])  # its time: the whole command
         pr = run([TREEXC, "predict", f"{out}.bin", str(test)])
         n = count_lines(test)
-        return {"train_s": t.wall, "maxrss": t.maxrss_mib, "p1": parse_precision(r1.out, 1),
-                "p5": parse_precision(r5.out, 5), "test_s": r1.wall, "predict_lps": n / pr.wall,
+        return {"train_s": t.wall, "maxrss": t.maxrss_mib,
+                "p1": exact_precision(f"{out}.bin", test, 1),
+                "p5": exact_precision(f"{out}.bin", test, 5), "test_s": r1.wall,
+                "predict_lps": n / pr.wall,
                 "rebuild_s": float(m.group(2)) if m else 0.0}
 
     def fasttext_row(self, train, test, loss, **changed):

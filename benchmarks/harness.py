@@ -119,6 +119,14 @@ def parse_p1(output):
     return parse_precision(output, 1)
 
 
+def exact_precision(model, test, k):
+    """P@k to full precision, through the Python API's ``test`` (the same
+    meter as `treexc test`, which prints three decimals, as fastText)."""
+    r = run([PYTHON, "-c", "import sys, treexc; print(treexc.load_model(sys.argv[1])"
+             ".test(sys.argv[2], int(sys.argv[3]))[1])", str(model), str(test), str(k)])
+    return float(r.out)
+
+
 def fasttext_train(train, evalf, flags, repeat=1, save=None):
     """Median figures of ``repeat`` runs of `fasttext_run.py train` (``flags``:
     train_supervised keywords), with the process's peak memory."""

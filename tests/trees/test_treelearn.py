@@ -198,3 +198,25 @@ def test_learned_tree_beats_random_tree_of_same_shape(tmp_path):
     groups = [{int(names[i].split("__")[-1]) // 8 for i in r.labels}
               for r in report if r.depth == 1]
     assert np.mean([len(g) for g in groups]) < 1.5, groups
+
+
+def _root_leaves(tree):
+    return {int(c) for c in tree.children[0] if 0 <= c < tree.n_labels}
+
+
+@settings(max_examples=60, deadline=None)
+@given(arity=st.integers(2, 40), n_labels=st.integers(2, 3000),
+       seed=st.integers(0, 2**32 - 1))
+def test_mass_cap_keeps_the_huffman_trees_root_leaves(arity, n_labels, seed):
+    """Without a depth limit, under the mass cap, the labels the M-ary
+    Huffman tree over the label masses puts directly under the root are
+    leaves of the root too, whatever the statistics say (the next-word set's
+    "the", 4.98% of its examples at M = 20, had gone to depth 2)."""
+    rng = np.random.default_rng(seed)
+    mass = np.floor(rng.pareto(1.0, n_labels) * 100.0) + 1.0  # Zipf-like counts
+    start = huffman_tree(mass, arity)
+    stats_n = rng.integers(1, 4, len(start.path_node)).astype(float)
+    stats_p = rng.dirichlet(np.ones(arity), size=len(stats_n)) * stats_n[:, None]
+    new, _ = assign_labels(start, stats_p, stats_n, "ll", 0, False, mass, 1.0)
+    _check_well_formed(new, n_labels, arity, 0, False)
+    assert _root_leaves(start) <= _root_leaves(new)
