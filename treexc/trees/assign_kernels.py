@@ -267,7 +267,9 @@ def rebuild_tree(old_children, n_labels, old_path_off, old_path_node, old_path_s
     of its parent's mass (``label_mass``, e.g. word counts) unless it holds
     a single label: heavy labels end up apart from each other in small
     subtrees, as in a Huffman code, while light ones fill large subtrees
-    (see docs/lm.md).
+    (see docs/lm.md).  Without a depth limit the labels that a node's own
+    Huffman tree makes leaves of it are also leaves here, each in a child
+    of its own, and the cap applies to the others (docs/trees.md).
     """
     arity = old_children.shape[1]
     labels = np.arange(n_labels, dtype=np.int64)
