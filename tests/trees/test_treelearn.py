@@ -222,3 +222,15 @@ def test_mass_cap_keeps_the_huffman_trees_root_leaves(arity, n_labels, seed):
     new, _ = assign_labels(start, stats_p, stats_n, "ll", 0, False, mass, 1.0)
     _check_well_formed(new, n_labels, arity, 0, False)
     assert _root_leaves(start) <= _root_leaves(new)
+
+
+@pytest.mark.parametrize("n_labels,arity", [(7, 4), (10, 5), (30, 10)])
+def test_huffman_root_leaves_are_the_same_labels_on_ties(n_labels, arity):
+    """Equal counts: which labels the Huffman tree keeps at its root is a
+    matter of tie order, and AssignLabels keeps the same ones."""
+    mass = np.full(n_labels, 5.0)
+    start = huffman_tree(mass, arity)
+    stats_n = np.ones(len(start.path_node))
+    stats_p = np.full((len(stats_n), arity), 1.0 / arity)
+    new, _ = assign_labels(start, stats_p, stats_n, "ll", 0, False, mass, 1.0)
+    assert _root_leaves(start) and _root_leaves(start) <= _root_leaves(new)

@@ -218,7 +218,9 @@ def _reserve_huffman_leaves(length, arity, scores, informed, old_slot, seg_mass,
     under ``1/M`` of the node's mass with light ones (next word, M = 20:
     "the", 4.98% of the examples, sat at depth 2 where the Huffman tree has
     it at depth 1)."""
-    order = np.argsort(seg_mass[:length], kind="mergesort")
+    # ascending, equal masses in descending position: builders.huffman_tree's
+    # order, so that at the root the same labels are its leaves
+    order = np.argsort(-seg_mass[:length], kind="mergesort")[::-1]
     n_top = _huffman_root_leaves(seg_mass[order], arity)
     if n_top >= length:  # every label is a leaf here anyway
         return 0.0, 0
