@@ -9,8 +9,8 @@ from hypothesis import strategies as st
 
 from treexc.classify.options import make_args
 from treexc.classify.training import train_supervised
-from treexc.trees.assign_kernels import _huffman_root_leaves
 from treexc.trees.builders import huffman_tree, spread_tree
+from treexc.trees.huffman_kernels import huffman_root_leaves
 from treexc.trees.learner import TreeLearner, assign_labels
 from treexc.trees.stats import measure_nodes, node_measures
 from treexc.trees.tree import Tree
@@ -218,7 +218,7 @@ def test_mass_cap_keeps_the_huffman_trees_root_leaves(arity, n_labels, seed):
     start = huffman_tree(mass, arity)
     stats_n = rng.integers(1, 4, len(start.path_node)).astype(float)
     stats_p = rng.dirichlet(np.ones(arity), size=len(stats_n)) * stats_n[:, None]
-    assert _huffman_root_leaves(np.sort(mass), arity) == len(_root_leaves(start))
+    assert huffman_root_leaves(np.sort(mass), arity) == len(_root_leaves(start))
     new, _ = assign_labels(start, stats_p, stats_n, "ll", 0, False, mass, 1.0)
     _check_well_formed(new, n_labels, arity, 0, False)
     assert _root_leaves(start) <= _root_leaves(new)

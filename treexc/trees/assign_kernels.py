@@ -16,6 +16,8 @@ that moved has no information there yet.
 import numpy as np
 from numba import njit
 
+from .huffman_kernels import huffman_root_leaves
+
 # the "room by labels alone" pass's mass cap: any finite mass fits, a child
 # closed with infinite mass does not
 _LABELS_ONLY = np.finfo(np.float64).max
@@ -179,35 +181,6 @@ def _greedy_assign(scores, informed, length, arity, capacity, budget, counts, as
 
 
 @njit(cache=True, nogil=True)
-def _huffman_root_leaves(ascending_mass, arity):
-    """How many of these labels (masses in ascending order) the ``arity``-ary
-    Huffman tree over them puts directly under its root: the heaviest ones,
-    with the construction and tie rule of ``builders.huffman_tree`` (padding
-    first, a label taken only when strictly lighter than the lightest merged
-    node)."""
-    n = len(ascending_mass)
-    if n <= arity:
-        return n
-    n_pad = (arity - 1 - (n - 1) % (arity - 1)) % (arity - 1)
-    n_leaves = n + n_pad
-    n_merges = (n_leaves - 1) // (arity - 1)
-    merged = np.empty(n_merges)
-    leaf, node = 0, 0
-    for new in range(n_merges - 1):  # every merge but the root's
-        total = 0.0
-        for _ in range(arity):
-            mass = 0.0 if leaf < n_pad else ascending_mass[leaf - n_pad]
-            if leaf < n_leaves and (node >= new or mass < merged[node]):
-                total += mass
-                leaf += 1
-            else:
-                total += merged[node]
-                node += 1
-        merged[new] = total
-    return n_leaves - leaf
-
-
-@njit(cache=True, nogil=True)
 def _reserve_huffman_leaves(length, arity, scores, informed, old_slot, seg_mass, counts,
                             child_mass, assign):
     """Give each label that the node's own Huffman tree would make a leaf of
@@ -221,7 +194,7 @@ def _reserve_huffman_leaves(length, arity, scores, informed, old_slot, seg_mass,
     # ascending, equal masses in descending position: builders.huffman_tree's
     # order, so that at the root the same labels are its leaves
     order = np.argsort(-seg_mass[:length], kind="mergesort")[::-1]
-    n_top = _huffman_root_leaves(seg_mass[order], arity)
+    n_top = huffman_root_leaves(seg_mass[order], arity)
     if n_top >= length:  # every label is a leaf here anyway
         return 0.0, 0
     reserved_mass = 0.0

@@ -25,6 +25,7 @@ import numpy as np
 from . import assign_kernels as kern
 from .capacity import LM_FLAGS, check_capacity
 from .cluster import cluster_tree
+from .huffman_kernels import huffman_merges, huffman_padding
 from .tree import Tree, renumber_breadth_first, tree_from_children
 
 BUILDERS = ("flat", "huffman", "spread", "random", "cluster")
@@ -71,29 +72,17 @@ def huffman_tree(counts, arity):
         children = np.full((1, arity), -1, dtype=np.int32)
         children[0, :n_labels] = np.arange(n_labels)
         return Tree(children, n_labels)
-    n_pad = (arity - 1 - (n_labels - 1) % (arity - 1)) % (arity - 1)
+    n_pad = huffman_padding(n_labels, arity)
     # leaves in ascending count order, padding (count 0, id -1) first;
     # fastText walks its count-descending label list backwards
     order = np.argsort(-counts, kind="stable")[::-1]
     leaf_ids = np.concatenate([np.full(n_pad, -1), order]).astype(np.int64)
     leaf_counts = np.concatenate([np.zeros(n_pad), counts[order]])
-    n_internal = (n_labels + n_pad - 1) // (arity - 1)
-    built = np.empty((n_internal, arity), dtype=np.int64)  # creation order
-    node_counts = np.empty(n_internal)
-    leaf, node = 0, 0
-    for new in range(n_internal):
-        total = 0.0
-        for j in range(arity):
-            if leaf < len(leaf_ids) and (node >= new or leaf_counts[leaf] < node_counts[node]):
-                built[new, j] = leaf_ids[leaf] if leaf_ids[leaf] >= 0 else -1
-                total += leaf_counts[leaf]
-                leaf += 1
-            else:
-                built[new, j] = n_labels + node  # provisional id: creation index
-                total += node_counts[node]
-                node += 1
-        node_counts[new] = total
-    return renumber_breadth_first(built, n_labels, root=n_internal - 1)
+    taken = huffman_merges(leaf_counts, arity)
+    # leaves by label id (-1: an empty slot), merged nodes by provisional id
+    # (n_labels + creation index)
+    built = np.where(taken >= 0, leaf_ids[np.maximum(taken, 0)], n_labels - taken - 1)
+    return renumber_breadth_first(built, n_labels, root=len(taken) - 1)
 
 
 def spread_tree(n_labels, arity, max_depth, flags=LM_FLAGS):
