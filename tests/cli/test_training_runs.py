@@ -139,11 +139,11 @@ def test_sigkill_leftovers_removed_by_the_next_run(big, small, tmp_path):
     # what must survive the clean-up: a live process's temporary (pytest's
     # parent: the run below is in this process), a file that only looks
     # alike, and another output's temporary
-    live = tmp_path / f"model.bin.treexc-{publish._host_tag()}-{os.getppid()}.tmp"
+    live = tmp_path / f"model.bin.treexc-{publish.host_tag()}-{os.getppid()}.tmp"
     live.write_bytes(b"live")
     alike = tmp_path / "model.bin.notes.tmp"
     alike.write_bytes(b"mine")
-    other = tmp_path / f"other.bin.treexc-{publish._host_tag()}-{proc.pid}.tmp"
+    other = tmp_path / f"other.bin.treexc-{publish.host_tag()}-{proc.pid}.tmp"
     other.write_bytes(b"other")
     result = run(["supervised", "-input", small, "-output", out, "-dim", "8", "-epoch", "1",
                   "-thread", "1", "-verbose", "0", "-loss", "softmax"])

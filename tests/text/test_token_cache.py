@@ -5,6 +5,7 @@ cache is reused only when everything matches, and temporary ones vanish."""
 import hashlib
 import io
 import os
+import subprocess
 import sys
 
 import numpy as np
@@ -13,7 +14,7 @@ import pytest
 import treexc
 from treexc.classify.options import Args
 from treexc.errors import TreexcError
-from treexc.io import textio
+from treexc.io import publish, textio
 from treexc.text import token_cache
 from treexc.text.dictionary import build_dictionary
 
@@ -170,6 +171,30 @@ def test_temporary_cache_removed_on_success_and_error(tmp_path, monkeypatch, top
     with pytest.raises(KeyboardInterrupt):
         treexc.train_supervised(path, epoch=1, dim=4, thread=1, verbose=0)
     assert os.listdir(tmp_path / "tmp") == []
+
+
+def test_caches_of_killed_runs_are_removed_by_the_next_run(tmp_path, monkeypatch,
+                                                            topic_file):
+    """A run killed outright leaves its temporary cache; the next run on the
+    host removes it, and only the folders of processes that are gone."""
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    monkeypatch.setattr(token_cache.tempfile, "tempdir", str(tmp))
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()
+    host = publish.host_tag()
+    names = {
+        "killed": f"treexc-cache-{host}-{gone.pid}-k1ll3d_x",
+        "running": f"treexc-cache-{host}-{os.getppid()}-l1v3ab_c",
+        "other host": f"treexc-cache-{host}x-{gone.pid}-0th3rhst",
+        "not ours": "treexc-cache-abcdefgh",
+    }
+    for name in names.values():
+        (tmp / name).mkdir()
+        (tmp / name / "corpus.tokens").write_bytes(b"x" * 100)
+    path = topic_file(tmp_path / "train.txt", n=100)
+    treexc.train_supervised(path, epoch=1, dim=4, thread=1, verbose=0)
+    assert sorted(os.listdir(tmp)) == sorted(v for k, v in names.items() if k != "killed")
 
 
 def test_cache_folder_must_exist(tmp_path, topic_file):

@@ -121,13 +121,14 @@ _SPECIAL = ((stat.S_ISCHR, "character device"), (stat.S_ISBLK, "block device"),
             (stat.S_ISFIFO, "named pipe (FIFO)"), (stat.S_ISSOCK, "socket"))
 
 
-def _host_tag():
+def host_tag():
+    """This host's name in temporary names: letters, digits and ``_``."""
     return re.sub(r"\W", "_", socket.gethostname())[:32]
 
 
 def temp_name(final):
     """The temporary name of ``final`` for this process."""
-    return f"{final}.treexc-{_host_tag()}-{os.getpid()}.tmp"
+    return f"{final}.treexc-{host_tag()}-{os.getpid()}.tmp"
 
 
 class OutputSet:
@@ -179,7 +180,7 @@ class OutputSet:
     def remove_stale(self, now=None):
         """Remove temporaries of these outputs left by runs that are gone."""
         now = time.time() if now is None else now
-        host = _host_tag()
+        host = host_tag()
         by_folder = {}
         for final in self.finals:
             folder, base = os.path.split(os.path.abspath(final))
@@ -237,11 +238,13 @@ def _is_stale(name, bases, host, folder, now):
         if age > STALE_AGE:
             return True
         if m is not None and m.group("host") == host:
-            return not _pid_alive(int(m.group("pid")))
+            return not pid_alive(int(m.group("pid")))
     return False
 
 
-def _pid_alive(pid):
+def pid_alive(pid):
+    """Whether process ``pid`` of this host exists (not this process: an
+    earlier one with its id left what is being checked)."""
     if pid == os.getpid():
         return False  # an earlier process that had our id: we have written nothing yet
     try:

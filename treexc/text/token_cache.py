@@ -30,7 +30,11 @@ damaged file, another cache version) is rebuilt, never read.
 Without ``-cache DIR`` the cache lives in a temporary folder, removed when
 training ends (also on errors and signals).  With it the cache is kept in
 ``DIR`` and reused; input that is not a regular file cannot be recognised
-again, so its cache goes to a temporary folder inside ``DIR``.
+again, so its cache goes to a temporary folder inside ``DIR``.  A process
+killed outright (SIGKILL, the out-of-memory killer) cannot remove its
+folder, so the folder's name holds the host and the process id, and the
+next training run on that host removes the folders of processes that no
+longer exist (``sweep_abandoned``) before it makes its own.
 """
 
 import ctypes
@@ -46,6 +50,7 @@ import numpy as np
 from ..errors import TreexcError
 from ..io import modelfile
 from ..io.bigarrays import ArrayParts, MappedArrays, check_data_file
+from ..io.publish import host_tag, pid_alive
 from ..io.textio import ByteCheck, read_line_chunks, warn
 from .dictionary import Corpus, Dictionary, TokenCounter, dictionary_from_counts
 
@@ -140,8 +145,9 @@ def training_corpus(args, name, read_pretrained, verbose_info):
         with _opened(_reload(base, key, args, verbose_info), pretrained) as opened:
             yield opened
         return
+    sweep_abandoned(folder)
     try:
-        work = tempfile.mkdtemp(prefix="treexc-cache-", dir=folder)
+        work = tempfile.mkdtemp(prefix=f"{_temp_prefix()}{os.getpid()}-", dir=folder)
     except OSError as e:
         raise TreexcError(f"cannot make a temporary folder for the token cache: "
                           f"{e.strerror or e}") from None
@@ -174,6 +180,36 @@ def _opened(loaded, pretrained):
             yield dictionary, corpus, pretrained
     finally:
         mapped.close()
+
+
+def _temp_prefix():
+    """The start of this host's temporary cache folders' names; the
+    process id and mkdtemp's random letters (no "-") follow."""
+    return f"treexc-cache-{host_tag()}-"
+
+
+def sweep_abandoned(folder=None):
+    """Remove the temporary caches in ``folder`` (default: the temporary
+    folder) left by training processes of this host that no longer exist:
+    killed before they could clean up, they would otherwise keep a copy of
+    their corpus on disk for good.  A folder whose process id is taken
+    again by a live process is kept (it is removed by a later run)."""
+    folder = folder or tempfile.gettempdir()
+    prefix = _temp_prefix()
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return
+    for entry in names:
+        pid, _, letters = entry[len(prefix):].partition("-")
+        # this process's own folders are live (the Python API may train in
+        # several threads at once)
+        if (not entry.startswith(prefix) or not pid.isdigit() or not letters
+                or "-" in letters or int(pid) == os.getpid() or pid_alive(int(pid))):
+            continue
+        path = os.path.join(folder, entry)
+        if os.path.isdir(path) and not os.path.islink(path):
+            _remove_folder(path)
 
 
 def _remove_folder(folder):
