@@ -781,8 +781,10 @@ def test_ctrl_c_during_an_array_write_stays_a_ctrl_c(tmp_path):
     try:
         with open(tmp_path / "a.bin", "wb") as f:
             for _ in range(400):
-                signal.setitimer(signal.ITIMER_REAL, 1e-3)
                 try:
+                    # armed inside the try: on a loaded machine the 1 ms can
+                    # run out before setitimer returns
+                    signal.setitimer(signal.ITIMER_REAL, 1e-3)
                     while True:
                         modelfile.write_array(f, arr)
                 except KeyboardInterrupt:
