@@ -9,9 +9,12 @@ mismatch; a deliberate one regenerates the file and says why in the commit:
     TREEXC_WRITE_REFERENCE=1 .venv/bin/python -m pytest tests/test_reference_models.py
 
 Floating-point results depend on the CPU's instruction set and on the
-compiler stack, so the hashes are compared only on the platform that wrote
-them (numba, llvmlite and numpy versions and the CPU's flags); elsewhere the
-test is skipped with that reason.
+compiler stack, so the hashes are kept per platform (numba, llvmlite and
+numpy versions and the CPU's flags) and compared on a platform that has
+them; elsewhere the test is skipped with that reason.  ``=1`` writes this
+platform's hashes and drops the others' (what the code computes changed);
+``=add`` adds or replaces this platform's and keeps the others' (the same
+code on a new machine: run it where the others still pass).
 """
 
 import hashlib
@@ -27,7 +30,8 @@ import pytest
 from cli_util import ok
 
 REFERENCE = Path(__file__).with_name("reference_models.json")
-WRITE = os.environ.get("TREEXC_WRITE_REFERENCE") == "1"
+WRITE = os.environ.get("TREEXC_WRITE_REFERENCE", "") in ("1", "add")
+KEEP_OTHER_PLATFORMS = os.environ.get("TREEXC_WRITE_REFERENCE") == "add"
 
 CLASSIFIER_CASES = {
     "softmax": ["-loss", "softmax"],
@@ -114,15 +118,20 @@ def train_case(tmp_path, name):
 
 @pytest.fixture(scope="module")
 def reference():
+    """This platform's ``{"platform": ..., "models": {case: hashes}}``."""
+    here = platform_key()
+    entries = json.loads(REFERENCE.read_text())["platforms"]
     if WRITE:
-        store = {"platform": platform_key(), "models": {}}
+        store = {"platform": here, "models": {}}
         yield store
-        REFERENCE.write_text(json.dumps(store, indent=1, sort_keys=True) + "\n")
+        kept = [e for e in entries if KEEP_OTHER_PLATFORMS and e["platform"] != here]
+        REFERENCE.write_text(json.dumps({"platforms": [*kept, store]}, indent=1,
+                                        sort_keys=True) + "\n")
         return
-    store = json.loads(REFERENCE.read_text())
-    if store["platform"] != platform_key():
-        pytest.skip(f"reference hashes were written on another platform "
-                    f"({store['platform']}, here {platform_key()})")
+    store = next((e for e in entries if e["platform"] == here), None)
+    if store is None:
+        pytest.skip(f"no reference hashes for this platform ({here}; written on "
+                    f"{[e['platform'] for e in entries]})")
     yield store
 
 
