@@ -114,10 +114,9 @@ class ScaleBench(Bench):
         r1 = run([TREEXC, "test", f"{out}.bin", str(test)])  # its time: the whole command
         pr = run([TREEXC, "predict", f"{out}.bin", str(test)])
         n = count_lines(test)
-        return {"train_s": t.wall, "maxrss": t.maxrss_mib,
-                "p1": exact_precision(f"{out}.bin", test, 1),
-                "p5": exact_precision(f"{out}.bin", test, 5), "test_s": r1.wall,
-                "predict_lps": n / pr.wall,
+        p1, p5 = exact_precision(f"{out}.bin", test, (1, 5))
+        return {"train_s": t.wall, "maxrss": t.maxrss_mib, "p1": p1, "p5": p5,
+                "test_s": r1.wall, "predict_lps": n / pr.wall,
                 "rebuild_s": float(m.group(2)) if m else 0.0}
 
     def fasttext_row(self, train, test, loss, **changed):

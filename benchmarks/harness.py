@@ -119,12 +119,14 @@ def parse_p1(output):
     return parse_precision(output, 1)
 
 
-def exact_precision(model, test, k):
-    """P@k to full precision, through the Python API's ``test`` (the same
-    meter as `treexc test`, which prints three decimals, as fastText)."""
-    r = run([PYTHON, "-c", "import sys, treexc; print(treexc.load_model(sys.argv[1])"
-             ".test(sys.argv[2], int(sys.argv[3]))[1])", str(model), str(test), str(k)])
-    return float(r.out)
+def exact_precision(model, test, ks):
+    """P@k for each k of ``ks`` to full precision, through the Python API's
+    ``test`` (the same meter as `treexc test`, which prints three decimals,
+    as fastText): one process, the model loaded once."""
+    r = run([PYTHON, "-c", "import sys, treexc; m = treexc.load_model(sys.argv[1]); "
+             "[print(m.test(sys.argv[2], int(k))[1]) for k in sys.argv[3:]]",
+             str(model), str(test), *map(str, ks)])
+    return [float(x) for x in r.out.split()]
 
 
 def fasttext_train(train, evalf, flags, repeat=1, save=None):
