@@ -7,6 +7,7 @@ import pytest
 from lm_util import small_model
 
 from treexc.errors import TreexcError
+from treexc.lm import kernels as kern
 from treexc.lm.options import make_lm_args
 from treexc.lm.training import train_lm, tree_shape
 from treexc.trees.builders import random_tree
@@ -128,3 +129,33 @@ def test_default_tree_shape(words, flags, shape):
     vocabulary size."""
     args = make_lm_args(input="x", **flags)
     assert tree_shape(args, words) == shape
+
+
+def test_adagrad_on_node_rows_skips_only_empty_slots():
+    """A node's empty slots have no gradient: skipping their rows must give
+    the same weights as stepping every row of the node, and clear the
+    gradients and flags of the touched nodes alike."""
+    rng = np.random.default_rng(0)
+    arity, dim = 4, 5
+    children = np.array([[4, 5, -1, -1],     # node 0: two children
+                         [0, -1, -1, -1],    # node 1: a chain link
+                         [1, 2, 3, -1]], dtype=np.int32)  # node 2
+    rows = children.size
+    param = rng.normal(size=(rows, dim)).astype(np.float32)
+    acc = rng.random((rows, dim)).astype(np.float32)
+    grad = np.zeros((rows, dim), dtype=np.float32)
+    present = (children >= 0).ravel()
+    grad[present] = rng.normal(size=(present.sum(), dim)).astype(np.float32)
+    touched = np.array([2, 0, 1], dtype=np.int64)  # every node
+    before = param.copy()
+    # reference: every row of the touched nodes
+    p_all, a_all, g_all = param.copy(), acc.copy(), grad.copy()
+    row_list = (touched[:, None] * arity + np.arange(arity)).ravel()
+    kern.adagrad_rows(p_all, a_all, g_all, row_list, len(row_list),
+                      np.ones(rows, dtype=np.uint8), 0.1, 1e-8)
+    flags = np.ones(3, dtype=np.uint8)
+    kern.adagrad_node_rows(param, acc, grad, touched, 3, flags, children, 0.1, 1e-8)
+    assert np.array_equal(param, p_all) and np.array_equal(acc, a_all)
+    assert not grad.any() and not flags.any()
+    assert (param[present] != before[present]).all()  # the children's rows moved
+    assert np.array_equal(param[~present], before[~present])

@@ -154,12 +154,12 @@ class TreeEngine(_Engine):
             self.r_aug, self.targets, n, W, t.children, t.path_off, t.path_node,
             t.path_slot, np.float32(1.0 / n), self.dr, self.gW, self.node_flags,
             self.node_list, 0, self.probs, collect, stats_p, stats_n)
-        kern.adagrad_rows(W, acc["W"], self.gW, self.node_list, nt, self.node_flags,
-                          t.arity, lr, ADAGRAD_EPS)
+        kern.adagrad_node_rows(W, acc["W"], self.gW, self.node_list, nt, self.node_flags,
+                               t.children, lr, ADAGRAD_EPS)
         dE = self.backward_context(n, lr, acc["C"])
         nu = kern.scatter_context_grad(self.ctx, n, self.T, dE, self.gU, self.word_flags,
                                        self.word_list, 0)
-        kern.adagrad_rows(U, acc["U"], self.gU, self.word_list, nu, self.word_flags, 1, lr,
+        kern.adagrad_rows(U, acc["U"], self.gU, self.word_list, nu, self.word_flags, lr,
                           ADAGRAD_EPS)
         return loss
 

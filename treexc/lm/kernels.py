@@ -76,25 +76,47 @@ def scatter_context_grad(ctx, n_pos, context, dE, gU, flags, touched, n_touched)
 
 # -- Adagrad ---------------------------------------------------------------------
 
+@njit(cache=True, nogil=True, fastmath=True, inline="always")
+def _adagrad_row(p, s, g, lr, eps):
+    """One row's Adagrad step, then its gradient cleared (float32
+    arithmetic throughout: twice the SIMD width)."""
+    for j in range(len(p)):
+        gj = g[j]
+        s[j] += gj * gj
+        p[j] -= lr * gj / (np.sqrt(s[j]) + eps)
+        g[j] = 0.0
+
+
 @njit(cache=True, nogil=True, fastmath=True, error_model="numpy")
-def adagrad_rows(param, acc, grad, touched, n_touched, flags, rows_per_id, lr, eps):
-    """Adagrad on the rows of the touched ids (id ``n`` owns rows
-    ``n*rows_per_id ..``), then clears their gradients and flags."""
-    cols = param.shape[1]
-    lr = np.float32(lr)  # float32 arithmetic throughout: twice the SIMD width
+def adagrad_rows(param, acc, grad, touched, n_touched, flags, lr, eps):
+    """Adagrad on the touched rows, then clears their gradients and flags."""
+    lr = np.float32(lr)
+    eps = np.float32(eps)
+    for a in range(n_touched):
+        r = touched[a]
+        flags[r] = 0
+        _adagrad_row(param[r], acc[r], grad[r], lr, eps)
+
+
+@njit(cache=True, nogil=True, fastmath=True, error_model="numpy")
+def adagrad_node_rows(param, acc, grad, touched, n_touched, flags, children, lr, eps):
+    """Adagrad on the rows of the touched tree nodes (node ``n`` owns rows
+    ``n*arity ..``), then clears their gradients and flags.  The rows of
+    empty slots are skipped: their gradient is zero, so their step would
+    change nothing, and they are most of the work where a node has few
+    children (a depth-limited tree's chain links have one child in
+    ``arity`` slots: at 201-ary, depth 2, skipping them made an epoch 1.3x
+    faster, the weights bit for bit the same)."""
+    arity = children.shape[1]
+    lr = np.float32(lr)
     eps = np.float32(eps)
     for a in range(n_touched):
         n = touched[a]
         flags[n] = 0
-        for r in range(n * rows_per_id, (n + 1) * rows_per_id):
-            p = param[r]
-            s = acc[r]
-            g = grad[r]
-            for j in range(cols):
-                gj = g[j]
-                s[j] += gj * gj
-                p[j] -= lr * gj / (np.sqrt(s[j]) + eps)
-                g[j] = 0.0
+        for k in range(arity):
+            if children[n, k] >= 0:
+                r = n * arity + k
+                _adagrad_row(param[r], acc[r], grad[r], lr, eps)
 
 
 @njit(cache=True, nogil=True, fastmath=True, error_model="numpy")
