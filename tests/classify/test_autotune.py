@@ -44,7 +44,7 @@ def data(tmp_path_factory):
     # compile (on a cold Numba cache: CI's fresh clone) every kernel a trial
     # can call, before any test times a search: a trial cannot be
     # interrupted while Numba compiles, and that took tens of seconds
-    for loss in ("softmax", "tree"):
+    for loss in ("softmax", "tree", "plt"):
         treexc.train_supervised(train, thread=1, loss=loss, epoch=1, wordNgrams=2,
                                 minn=2, maxn=4, bucket=1000).test(valid)
     return train, valid
@@ -70,6 +70,19 @@ def test_finds_better_flags_than_the_defaults(data):
     model = s.run()
     _, tuned_p1, _ = model.test(valid)
     assert default_p1 < 0.8 and tuned_p1 >= default_p1 + 0.15, (default_p1, tuned_p1)
+
+
+def test_multi_label_data_searches_the_probabilistic_label_tree(data, tmp_path):
+    """As -loss auto: lines with 1.5 labels or more on average get the PLT,
+    and the search's best model is one."""
+    train, valid = data
+    multi = tmp_path / "multi.txt"
+    multi.write_text("".join(f"__label__extra{i % 3} {line}\n" for i, line in
+                             enumerate(Path(train).read_text().splitlines())))
+    s = search(str(multi), valid, max_trials=2)
+    assert s.labels_per_line == 2.0 and s.loss_choices() == ["plt"]
+    assert s.run().args.loss == "plt"
+    assert search(train, valid).loss_choices() == ["softmax", "tree"]
 
 
 def test_first_trial_is_the_users_flags_with_all_their_epochs(data):

@@ -1,6 +1,7 @@
-"""``-loss auto``, the default: the flat softmax up to
-``AUTO_SOFTMAX_MAX_LABELS`` labels, a learned tree above or when ``-arity``
-is given; the choice is said on stderr and saved as the model's loss."""
+"""``-loss auto``, the default: a probabilistic label tree for multi-label
+data, else the flat softmax up to ``AUTO_SOFTMAX_MAX_LABELS`` labels, a
+learned tree above or when ``-arity`` is given; the choice is said on
+stderr and saved as the model's loss."""
 
 import pytest
 from cli_util import ok
@@ -16,6 +17,15 @@ FLAGS = ["-dim", "8", "-epoch", "2", "-thread", "1", "-seed", "3"]
 def train_file(tmp_path_factory):
     path = tmp_path_factory.mktemp("auto") / "train.txt"
     path.write_text("\n".join(LINES) + "\n")
+    return path
+
+
+def multi_label_file(folder, labels_of_line):
+    """Lines of the LINES kind with ``labels_of_line(i)`` labels each."""
+    lines = [" ".join(f"__label__l{(i + j) % 6}" for j in range(labels_of_line(i)))
+             + f" w{i % 6} x{i % 6} common" for i in range(120)]
+    path = folder / "multi.txt"
+    path.write_text("\n".join(lines) + "\n")
     return path
 
 
@@ -40,6 +50,27 @@ def test_many_labels_get_a_learned_tree(train_file, tmp_path, monkeypatch):
     assert model.args.loss == "tree" and model.args.arity == 3
     assert model.args.maxDepth == -1
     assert "output layer: tree of arity 3 (-loss auto: 6 labels > 4)" in stderr
+
+
+def test_multi_label_data_gets_a_probabilistic_label_tree(tmp_path):
+    # 2 labels on every line but every fourth, which has 1: 1.75 a line
+    path = multi_label_file(tmp_path, lambda i: 1 if i % 4 == 0 else 2)
+    model, stderr = train(path, tmp_path)
+    assert model.args.loss == "plt" and model.args.arity == 3
+    assert "output layer: plt of arity 3 (-loss auto: 1.75 labels a line >= 1.5: " \
+        "multi-label)" in stderr
+    # -arity shapes it, and -loss keeps the user's choice
+    model, _ = train(path, tmp_path, "-arity", "2")
+    assert model.args.loss == "plt" and model.tree.arity == 2
+    model, _ = train(path, tmp_path, "-loss", "softmax")
+    assert model.args.loss == "softmax"
+
+
+def test_a_few_lines_with_two_labels_keep_the_softmax(tmp_path):
+    # one line in four with 2 labels: 1.25 a line
+    path = multi_label_file(tmp_path, lambda i: 2 if i % 4 == 0 else 1)
+    model, stderr = train(path, tmp_path)
+    assert model.args.loss == "softmax"
 
 
 def test_arity_asks_for_a_learned_tree(train_file, tmp_path):

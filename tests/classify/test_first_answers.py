@@ -19,7 +19,9 @@ IO_TESTS = Path(__file__).resolve().parent.parent / "io"  # test_model_mutation'
 
 LOSSES = {"softmax": dict(loss="softmax"), "hs": dict(loss="hs"),
           "hs4": dict(loss="hs", arity=4), "tree": dict(loss="tree", arity=4, treeUpdates=2),
-          "ova": dict(loss="ova"), "ns": dict(loss="ns", neg=3)}
+          "ova": dict(loss="ova"), "ns": dict(loss="ns", neg=3),
+          "plt": dict(loss="plt", arity=4), "plt_learned": dict(loss="plt", tree="learned",
+                                                               arity=5, treeUpdates=2)}
 QUERIES = [(1, 0.0), (3, 0.0), (-1, 0.0), (2, 0.05), (5, 0.01)]
 
 

@@ -85,9 +85,12 @@ def test_pieces_encode_as_the_whole_file(tmp_path, monkeypatch, flags, final_new
         assert d.nwords == d_ref.nwords
         for name in FIELDS:
             assert np.array_equal(getattr(c, name), getattr(c_ref, name)), name
-        assert (c.bare_count, c.bare_first, c.usable) == \
-            (c_ref.bare_count, c_ref.bare_first, c_ref.usable)
+        assert (c.bare_count, c.bare_first, c.usable, c.labelled) == \
+            (c_ref.bare_count, c_ref.bare_first, c_ref.usable, c_ref.labelled)
         assert c.bare_count > 0
+        labelled_lines = int((np.diff(c_ref.label_off) > 0).sum())
+        assert c.labelled == labelled_lines > 0
+        assert c.labels_per_line == len(c_ref.labels) / labelled_lines
 
 
 def _sha(model, path):

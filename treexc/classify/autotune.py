@@ -33,6 +33,7 @@ from ..runtime import SilentReporter
 from ..text.dictionary import build_dictionary
 from .meter import Meter
 from .options import (
+    AUTO_PLT_MIN_LABELS_PER_LINE,
     AUTO_SOFTMAX_MAX_LABELS,
     Args,
     default_tree_arity,
@@ -101,7 +102,10 @@ class Search:
         self.metric = parse_metric(tune.autotuneMetric)
         data = read_text(args.input)
         dictionary = build_dictionary(data, args, display_name(args.input))
-        del data
+        corpus = dictionary.encode(data)
+        corpus.drop_bare_lines(dictionary.eos_id(), last_piece=True)
+        self.labels_per_line = corpus.labels_per_line
+        del data, corpus
         labels = dictionary.labels()
         self.n_labels = len(labels)
         # more buckets than twice the word occurrences only cost time and memory
@@ -129,6 +133,8 @@ class Search:
     def loss_choices(self):
         if "loss" in self.manual or "tree" in self.manual:
             return [self.base.loss]
+        if self.labels_per_line >= AUTO_PLT_MIN_LABELS_PER_LINE:
+            return ["plt"]  # multi-label data: -loss auto's choice, for the same reason
         if self.n_labels < MIN_LABELS_FOR_TREE:
             return ["softmax"]
         # above the auto rule's limit the flat softmax costs too much per trial

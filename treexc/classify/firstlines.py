@@ -18,7 +18,8 @@ What it mirrors, and must stay identical to:
   sign-extended bytes (``text.table``), character n-grams of ``<word>``
   counted in UTF-8 characters, word n-grams ``h * 116049371 + next``.
 * :meth:`FirstLines.predict` answers as ``classify.predict_kernels``
-  (``loss.topk``, ``loss.kernels.node_probabilities``): the mean of the
+  (``loss.topk``, ``loss.kernels.node_probabilities``, and
+  ``node_sigmoids`` for a probabilistic label tree): the mean of the
   feature rows, then the exact top-k over every leaf with the threshold.
 
 The kernels add float32 numbers in an order chosen by the compiler
@@ -40,11 +41,12 @@ import numpy as np
 
 from ..errors import TreexcError
 from ..io.textio import to_bytes, to_str
-from ..loss.registry import KERNEL_NS, KERNEL_OVA, KERNEL_TREE, loss
+from ..loss.registry import KERNEL_NS, KERNEL_OVA, KERNEL_PLT, KERNEL_TREE, loss
 from .stored import read_classifier
 
-# the kernel branches mirrored here: trees (softmax included) and sigmoids
-MIRRORED_KERNELS = (KERNEL_TREE, KERNEL_OVA, KERNEL_NS)
+# the kernel branches mirrored here: trees (softmax included), sigmoids,
+# and trees of sigmoids (PLT)
+MIRRORED_KERNELS = (KERNEL_TREE, KERNEL_OVA, KERNEL_NS, KERNEL_PLT)
 LOG_FLOOR = float(np.log(1e-300))  # the kernels' log(max(p, 1e-300))
 # A token is a run of bytes other than fastText's separators (a newline ends
 # the line with </s>).
@@ -256,14 +258,20 @@ class FirstLines:
             return _log_bounds(p_lo, p_hi)
         arity = self.children.shape[1]
         d, err = d.reshape(-1, arity), err.reshape(-1, arity)
-        lo, hi = _softmax_bounds(d - err, d + err, self.present)
-        if arity == 2:  # a node with both slots filled is a sigmoid
-            both = self.present.all(axis=1)
-            p_lo, p_hi = _sigmoid_bounds(d[both, 0] - err[both, 0], d[both, 0] + err[both, 0])
-            one_lo, one_hi = _log_bounds(p_lo, p_hi)
-            zero_lo, zero_hi = _log_bounds(np.maximum(1.0 - p_hi - 2 * _U64, 0.0),
-                                           1.0 - p_lo + 2 * _U64)
-            lo[both], hi[both] = np.stack([zero_lo, one_lo], 1), np.stack([zero_hi, one_hi], 1)
+        if loss(self.args.loss).kernel == KERNEL_PLT:  # each slot its own sigmoid
+            lo, hi = _log_bounds(*_sigmoid_bounds(d - err, d + err))
+            lo, hi = np.where(self.present, lo, -np.inf), np.where(self.present, hi, -np.inf)
+        else:
+            lo, hi = _softmax_bounds(d - err, d + err, self.present)
+            if arity == 2:  # a node with both slots filled is a sigmoid
+                both = self.present.all(axis=1)
+                p_lo, p_hi = _sigmoid_bounds(d[both, 0] - err[both, 0],
+                                             d[both, 0] + err[both, 0])
+                one_lo, one_hi = _log_bounds(p_lo, p_hi)
+                zero_lo, zero_hi = _log_bounds(np.maximum(1.0 - p_hi - 2 * _U64, 0.0),
+                                               1.0 - p_lo + 2 * _U64)
+                lo[both] = np.stack([zero_lo, one_lo], 1)
+                hi[both] = np.stack([zero_hi, one_hi], 1)
         single = self.present.sum(axis=1) == 1  # a chain link: probability 1 exactly
         lo[single], hi[single] = 0.0, 0.0
         # path sums from the root, one tree level at a time

@@ -34,12 +34,21 @@ from ..options import (
 # 4,096 labels treexc's softmax still trains faster than fastText's default
 # (its softmax).  docs/benchmarks-trees.md, "Default loss", has the figures.
 AUTO_SOFTMAX_MAX_LABELS = 4096
+# ... unless the labels are not exclusive: from this many labels a labelled
+# line on average, -loss auto trains a probabilistic label tree, which
+# estimates each label's own probability (what precision@k ranks by) where
+# the softmax estimates that of the one label drawn per update.  cooking
+# (2.3) and debian_tags (3.7) gain 0.10-0.18 P@1 at the default flags and
+# 0.03-0.06 at tuned ones; single-label sets are at 1.0 (wn_hypernym 1.02).
+# docs/benchmarks-multilabel.md, "The default for multi-label data".
+AUTO_PLT_MIN_LABELS_PER_LINE = 1.5
 SHUFFLED = "shuffled"  # -order: a new random order each epoch (text.epoch_order)
 
 LOSS_HELP = ("loss function: " + "; ".join(f"{entry.name} = {entry.help}"
                                            for entry in LOSSES.values())
-             + f"; auto = flat softmax up to {AUTO_SOFTMAX_MAX_LABELS:,} labels, a learned "
-             "tree above (or when -arity or -tree is given)")
+             + f"; auto = plt where lines have {AUTO_PLT_MIN_LABELS_PER_LINE} labels or "
+             f"more on average, else flat softmax up to {AUTO_SOFTMAX_MAX_LABELS:,} labels, "
+             "a learned tree above (or when -arity or -tree is given)")
 
 
 def usual_tree(loss_name):
@@ -142,23 +151,28 @@ class Args:
         # have always saved there (unused)
         return (entry and entry.arity) or 20
 
-    def resolve_auto_loss(self, n_labels):
-        """Turn ``-loss auto`` into the loss it stands for, once the number of
-        labels is known: a learned tree where the user asked for one by
-        giving ``-arity``, else by :data:`AUTO_SOFTMAX_MAX_LABELS`.  Returns a
-        line saying what was chosen and why (None if the loss was given).
-        Also sets a learned tree's default arity from the label count."""
+    def resolve_auto_loss(self, n_labels, labels_per_line=1.0):
+        """Turn ``-loss auto`` into the loss it stands for, once the labels
+        are counted: a probabilistic label tree for multi-label data
+        (:data:`AUTO_PLT_MIN_LABELS_PER_LINE`), else a learned tree where the
+        user asked for one by giving ``-arity``, else by
+        :data:`AUTO_SOFTMAX_MAX_LABELS`.  Returns a line saying what was
+        chosen and why (None if the loss was given).  Also sets a tree's
+        default arity from the label count."""
         if self.loss != AUTO:
             self.arity = self.effective_arity(n_labels)
             return None
-        if self.arity:
+        if labels_per_line >= AUTO_PLT_MIN_LABELS_PER_LINE:
+            self.loss, why = "plt", (f"{labels_per_line:.2f} labels a line >= "
+                                     f"{AUTO_PLT_MIN_LABELS_PER_LINE}: multi-label")
+        elif self.arity:
             self.loss, why = "tree", f"-arity {self.arity} given"
         elif n_labels <= AUTO_SOFTMAX_MAX_LABELS:
             self.loss, why = "softmax", f"{n_labels} labels <= {AUTO_SOFTMAX_MAX_LABELS}"
         else:
             self.loss, why = "tree", f"{n_labels} labels > {AUTO_SOFTMAX_MAX_LABELS}"
         self.arity = self.effective_arity(n_labels)
-        arity = f" of arity {self.arity}" if self.loss == "tree" else ""
+        arity = f" of arity {self.arity}" if self.loss != "softmax" else ""
         return f"output layer: {self.loss}{arity} (-loss auto: {why})"
 
 

@@ -32,9 +32,16 @@ class Corpus:
     bare_first: int = -1   # first line (0-based) with labels but no words
     bare_count: int = 0
     usable: bool = True    # some line has labels and words (drop_bare_lines)
+    labelled: int = 0      # lines with at least one label (drop_bare_lines)
     # where the arrays can be read without mapping them in (the token cache's
     # io.bigarrays.MappedArrays), or None: they are in memory
     source: object = None
+
+    @property
+    def labels_per_line(self):
+        """Mean number of labels of a labelled line (after drop_bare_lines):
+        1 for single-label data."""
+        return len(self.labels) / self.labelled if self.labelled else 0.0
 
     @property
     def n_lines(self):
@@ -92,8 +99,9 @@ class Corpus:
             keep = np.repeat(~bare, n_labels)
             self.labels = self.labels[keep]
             self.label_off = np.concatenate([[0], np.cumsum(n_labels * ~bare)])
-        usable = (np.diff(self.label_off) > 0) & (np.diff(self.feat_off) > 0)
-        self.usable = bool(usable.any())
+        labelled = np.diff(self.label_off) > 0
+        self.labelled = int(labelled.sum())
+        self.usable = bool((labelled & (np.diff(self.feat_off) > 0)).any())
         return self.usable
 
 
