@@ -73,6 +73,14 @@ def test_a_few_lines_with_two_labels_keep_the_softmax(tmp_path):
     assert model.args.loss == "softmax"
 
 
+def test_a_label_repeated_on_its_line_counts_once(train_file, tmp_path):
+    path = tmp_path / "repeated.txt"
+    path.write_text("".join(line.split()[0] + " " + line + "\n" for line in LINES))
+    model, stderr = train(path, tmp_path)
+    assert model.args.loss == "softmax"
+    assert "(-loss auto: 6 labels <= 4096)" in stderr
+
+
 def test_arity_asks_for_a_learned_tree(train_file, tmp_path):
     model, stderr = train(train_file, tmp_path, "-arity", "3")
     assert model.args.loss == "tree" and model.tree.arity == 3

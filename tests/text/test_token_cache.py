@@ -90,7 +90,10 @@ def test_pieces_encode_as_the_whole_file(tmp_path, monkeypatch, flags, final_new
         assert c.bare_count > 0
         labelled_lines = int((np.diff(c_ref.label_off) > 0).sum())
         assert c.labelled == labelled_lines > 0
-        assert c.labels_per_line == len(c_ref.labels) / labelled_lines
+        pairs = sum(len(set(c_ref.labels[a:b])) for a, b in
+                    zip(c_ref.label_off[:-1], c_ref.label_off[1:]))
+        assert c.label_pairs == c_ref.label_pairs == pairs
+        assert c.labels_per_line == pairs / labelled_lines
 
 
 def _sha(model, path):

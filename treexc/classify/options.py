@@ -34,8 +34,8 @@ from ..options import (
 # 4,096 labels treexc's softmax still trains faster than fastText's default
 # (its softmax).  docs/benchmarks-trees.md, "Default loss", has the figures.
 AUTO_SOFTMAX_MAX_LABELS = 4096
-# ... unless the labels are not exclusive: from this many labels a labelled
-# line on average, -loss auto trains a probabilistic label tree, which
+# ... unless the labels are not exclusive: from this many distinct labels a
+# labelled line on average, -loss auto trains a probabilistic label tree, which
 # estimates each label's own probability (what precision@k ranks by) where
 # the softmax estimates that of the one label drawn per update.  cooking
 # (2.3) and debian_tags (3.7) gain 0.10-0.18 P@1 at the default flags and

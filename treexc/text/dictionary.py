@@ -33,15 +33,16 @@ class Corpus:
     bare_count: int = 0
     usable: bool = True    # some line has labels and words (drop_bare_lines)
     labelled: int = 0      # lines with at least one label (drop_bare_lines)
+    label_pairs: int = 0   # distinct (line, label) pairs (drop_bare_lines)
     # where the arrays can be read without mapping them in (the token cache's
     # io.bigarrays.MappedArrays), or None: they are in memory
     source: object = None
 
     @property
     def labels_per_line(self):
-        """Mean number of labels of a labelled line (after drop_bare_lines):
-        1 for single-label data."""
-        return len(self.labels) / self.labelled if self.labelled else 0.0
+        """Mean number of distinct labels of a labelled line (after
+        drop_bare_lines): 1 for single-label data."""
+        return self.label_pairs / self.labelled if self.labelled else 0.0
 
     @property
     def n_lines(self):
@@ -99,8 +100,11 @@ class Corpus:
             keep = np.repeat(~bare, n_labels)
             self.labels = self.labels[keep]
             self.label_off = np.concatenate([[0], np.cumsum(n_labels * ~bare)])
-        labelled = np.diff(self.label_off) > 0
+        n_labels = np.diff(self.label_off)
+        labelled = n_labels > 0
         self.labelled = int(labelled.sum())
+        line = np.repeat(np.arange(self.n_lines, dtype=np.int64), n_labels)
+        self.label_pairs = len(np.unique(line << 32 | self.labels.astype(np.int64)))
         self.usable = bool((labelled & (np.diff(self.feat_off) > 0)).any())
         return self.usable
 

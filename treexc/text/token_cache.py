@@ -55,7 +55,7 @@ from ..io.textio import ByteCheck, read_line_chunks, warn
 from .dictionary import Corpus, Dictionary, TokenCounter, dictionary_from_counts
 
 CACHE_KIND = "treexc token cache"
-CACHE_VERSION = 2  # change it whenever what encoding writes changes (2: "labelled")
+CACHE_VERSION = 3  # change it whenever what encoding writes changes (3: "labelled", "label_pairs")
 # the options that change the dictionary or the encoded ids
 ENCODING_OPTIONS = ("minCount", "minCountLabel", "wordNgrams", "bucket", "minn", "maxn",
                     "label")
@@ -172,7 +172,8 @@ def _opened(loaded, pretrained):
     header, dictionary, mapped = loaded
     corpus = Corpus(*(mapped.arrays[a] for a, _ in CORPUS_ARRAYS),
                     bare_first=header["bare_first"], bare_count=header["bare_count"],
-                    usable=header["usable"], labelled=header["labelled"], source=mapped)
+                    usable=header["usable"], labelled=header["labelled"],
+                    label_pairs=header["label_pairs"], source=mapped)
     if pretrained is not None:
         dictionary.add_words(pretrained[0])  # no-op: the cache was built with them
     try:
@@ -308,13 +309,14 @@ def encode_pieces(dictionary, source, parts):
     eos_id = dictionary.eos_id()
     feat_base = label_base = line_base = 0
     total = {"n_lines": 0, "ntokens": 0, "bare_count": 0, "bare_first": -1,
-             "usable": False, "labelled": 0}
+             "usable": False, "labelled": 0, "label_pairs": 0}
     parts.append("feat_off", np.zeros(1, np.int64))
     parts.append("label_off", np.zeros(1, np.int64))
     for (_, piece), last in _pieces_with_last(read_line_chunks(source)):
         c = dictionary.encode(np.frombuffer(piece, dtype=np.uint8))
         total["usable"] |= c.drop_bare_lines(eos_id, last)
         total["labelled"] += c.labelled
+        total["label_pairs"] += c.label_pairs
         if c.bare_count:
             total["bare_count"] += c.bare_count
             if total["bare_first"] < 0:
