@@ -147,6 +147,7 @@ class FirstLines:
         self.prefix = to_bytes(args.label)
         self._w_out64 = None
         self.scoring = ""  # "fasttext" (a converted model): fastText's arithmetic, not mirrored
+        self.kernel = loss(args.loss).kernel
         if children is not None:
             self._tree_layout()
 
@@ -198,7 +199,7 @@ class FirstLines:
         """``(labels, log_probs, counts)`` of every line of ``piece`` (bytes),
         as ``Model.predict_corpus`` gives them, or ``None`` when numpy cannot
         tell what the kernels would answer (see the module docstring)."""
-        if loss(self.args.loss).kernel not in MIRRORED_KERNELS or self.scoring:
+        if self.kernel not in MIRRORED_KERNELS or self.scoring:
             return None  # a loss added since, or fastText's scoring: the kernels answer
         if self.w_in is None:
             return None  # a quantised model (treexc quantize): the kernels decode it
@@ -258,7 +259,7 @@ class FirstLines:
             return _log_bounds(p_lo, p_hi)
         arity = self.children.shape[1]
         d, err = d.reshape(-1, arity), err.reshape(-1, arity)
-        if loss(self.args.loss).kernel == KERNEL_PLT:  # each slot its own sigmoid
+        if self.kernel == KERNEL_PLT:  # each slot its own sigmoid
             lo, hi = _log_bounds(*_sigmoid_bounds(d - err, d + err))
             lo, hi = np.where(self.present, lo, -np.inf), np.where(self.present, hi, -np.inf)
         else:

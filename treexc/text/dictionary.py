@@ -99,8 +99,8 @@ class Corpus:
         if len(lines):
             keep = np.repeat(~bare, n_labels)
             self.labels = self.labels[keep]
-            self.label_off = np.concatenate([[0], np.cumsum(n_labels * ~bare)])
-        n_labels = np.diff(self.label_off)
+            n_labels = n_labels * ~bare
+            self.label_off = np.concatenate([[0], np.cumsum(n_labels)])
         labelled = n_labels > 0
         self.labelled = int(labelled.sum())
         line = np.repeat(np.arange(self.n_lines, dtype=np.int64), n_labels)
