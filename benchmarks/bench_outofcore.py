@@ -9,6 +9,8 @@ read a window of random blocks at a time) and ``-order file``.
     .venv/bin/python benchmarks/bench_outofcore.py --main ''
     git worktree add --detach /tmp/wt_main 994d64b   # to compare with it
     .venv/bin/python benchmarks/bench_outofcore.py --main /tmp/wt_main
+    git worktree add --detach /tmp/wt_prev HEAD~1   # or against an earlier commit
+    .venv/bin/python benchmarks/bench_outofcore.py --main /tmp/wt_prev --main-label 'before'
 
 Flags: -epoch 1 -dim 50 -loss hs -thread 2 (fastText: the same keywords;
 both drop the n-gram buckets, which -wordNgrams 1 leaves unused).  Round r
@@ -78,6 +80,8 @@ def main():
     parser.add_argument("--main", default="/tmp/wt_main",
                         help="a worktree of main before the token cache (994d64b); "
                         "'' leaves it out")
+    parser.add_argument("--main-label", default="main (in memory)",
+                        help="the --main rows' name in the table, e.g. 'before 1a2b3c4'")
     parser.add_argument("--repeat", type=int, default=3, help="rounds")
     parser.add_argument("--repeat4", type=int, default=2, help="rounds with the 4x file")
     parser.add_argument("--no16", action="store_true", help="leave out the 16x file")
@@ -88,7 +92,7 @@ def main():
     # the default order (a shuffled epoch, read a window at a time) and the file's
     ours = [("treexc (token cache, shuffled)", ()),
             ("treexc (token cache, -order file)", ("-order", "file"))]
-    old = [("main (in memory)", a.main)] if a.main else []
+    old = [(a.main_label, a.main)] if a.main else []
     results = {}
     for r in range(a.repeat):
         steps = [(name, 1, lambda x=extra: treexc(here, files[1], x)) for name, extra in ours]

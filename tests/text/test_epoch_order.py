@@ -41,8 +41,8 @@ def test_orders_differ_by_epoch_and_seed_and_repeat_for_both():
 
 
 def test_blocks_share_the_windows_bytes_among_the_threads():
-    assert block_lines(1_000_000, 400_000_000, 2) == 2621  # 400 bytes a line: 1 MiB
-    assert block_lines(1_000_000, 400_000_000, 32) == 163  # 64 KiB
+    assert block_lines(1_000_000, 400_000_000, 2) == 655   # 400 bytes a line: 256 KiB
+    assert block_lines(1_000_000, 400_000_000, 32) == 40   # 16 KiB
     assert block_lines(10, 400_000_000, 2) == 1            # 40 MB lines: one a block
     assert block_lines(100, 1000, 2) == 100                # never more than the corpus
 

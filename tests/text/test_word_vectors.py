@@ -17,6 +17,7 @@ from cli_util import ok
 import treexc
 from treexc.classify.model import Model
 from treexc.classify.options import Args
+from treexc.io.vectors import write_vec, write_vec_arrays
 from treexc.text.dictionary import Dictionary
 
 try:
@@ -69,6 +70,9 @@ def test_word_vectors_are_the_vec_rows(cooking, tmp_path, subwords):
     vec = read_vec(f"{out}.vec")
     words = model.get_words()
     assert len(vec) == len(words)
+    # the .vec is written a block of rows at a time: a block is the whole's slice
+    names, block = model.word_rows(3, 40)
+    assert names == words[3:40] and np.array_equal(block, model.word_vectors()[3:40])
     # the word n-gram rows are trained: mixing one in changes the vector
     for word in ["bread", "the", "how", words[-1], "</s>"]:
         assert np.allclose(model.get_word_vector(word), vec[word], rtol=2e-4, atol=1e-6), word
@@ -90,6 +94,25 @@ def test_word_vectors_are_the_vec_rows(cooking, tmp_path, subwords):
         assert values == [f"{x:.5g}" for x in expected.tolist()]
         if word in vec:
             assert np.allclose(np.array(values, dtype=np.float32), vec[word], rtol=2e-4)
+
+
+def test_vec_files_are_written_a_block_at_a_time(tmp_path):
+    """write_vec asks for ~50K values at a time, never the whole matrix."""
+    dim = 20000  # two rows a block
+    vectors = np.random.default_rng(0).standard_normal((5, dim)).astype(np.float32)
+    words = ["a", "b", "c", "d", "e"]
+    asked = []
+
+    def rows(start, stop):
+        asked.append((start, stop))
+        return words[start:stop], vectors[start:stop]
+
+    write_vec(tmp_path / "blocks.vec", 5, dim, rows)
+    assert asked == [(0, 2), (2, 4), (4, 5)]
+    write_vec_arrays(tmp_path / "whole.vec", words, vectors)
+    text = (tmp_path / "blocks.vec").read_bytes()
+    assert text == (tmp_path / "whole.vec").read_bytes()
+    assert text.startswith(b"5 20000\na ") and text.count(b"\n") == 6
 
 
 def fasttext_as_treexc(ft, dim, minn, maxn, bucket, word_ngrams):

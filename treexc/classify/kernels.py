@@ -67,7 +67,18 @@ def binary_logistic(w_out, row, hidden, grad, positive, lr):
 @njit(cache=True, nogil=True)
 def sample_negative(neg_cdf, rng_state, thread):
     u = (next_random(rng_state, thread) >> 11) * (1.0 / 4503599627370496.0)  # [0, 1)
-    return np.searchsorted(neg_cdf, u * neg_cdf[-1], side="right")
+    # np.searchsorted(neg_cdf, x, side="right"), written out: Numba's own
+    # brings numba.np.arraymath into the cached kernel's environment, and
+    # loading it then imports scipy.linalg (0.2 s, ~10 MiB) mid-training
+    x = u * neg_cdf[-1]
+    lo, hi = 0, len(neg_cdf)
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if neg_cdf[mid] <= x:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
 
 
 @njit(cache=True, nogil=True, fastmath=True)

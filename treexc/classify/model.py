@@ -209,18 +209,23 @@ class Model(FastTextMembers):
                                   np.zeros(1, np.int64), np.array([len(raw)], np.int32),
                                   np.array([row if row < self.w_in.shape[0] else -1], np.int64))[0]
 
-    def word_vectors(self):
-        """Vectors of all vocabulary words, in vocabulary order (the rows of
-        the ``.vec`` file)."""
+    def word_vectors(self, start=0, stop=None):
+        """Vectors of the vocabulary words ``start..stop`` (all by default),
+        in vocabulary order (the rows of the ``.vec`` file)."""
         d = self.dictionary
-        n = d.nwords
+        stop = d.nwords if stop is None else stop
         if self.is_quantized():
             self._check_word_vectors()
-            return self.w_in.rows(np.arange(n))
+            return self.w_in.rows(np.arange(start, stop))
         if self.args.maxn == 0:  # each word's own row
-            return np.array(self.w_in[:n], dtype=np.float32)
-        return self._word_vectors(d.pool, d.entry_off[:n], d.entry_len[:n],
-                                  np.arange(n, dtype=np.int64))
+            return np.array(self.w_in[start:stop], dtype=np.float32)
+        return self._word_vectors(d.pool, d.entry_off[start:stop], d.entry_len[start:stop],
+                                  np.arange(start, stop, dtype=np.int64))
+
+    def word_rows(self, start, stop):
+        """The words ``start..stop`` and their vectors: the ``.vec`` file's
+        rows, a block at a time (``io.vectors.write_vec``)."""
+        return self._entries(range(start, stop), None), self.word_vectors(start, stop)
 
     def _word_vectors(self, buf, word_off, word_len, word_ids):
         out = np.zeros((len(word_off), self.args.dim), dtype=np.float32)

@@ -114,7 +114,7 @@ class Args:
                        at_least=0)
     order: str = option(SHUFFLED, "order of the training lines: shuffled (a new seeded random "
                         "order every epoch, read 16 random blocks of the token cache at a "
-                        "time, 32 MiB for all threads, so memory stays bounded; a file that "
+                        "time, 8 MiB for all threads, so memory stays bounded; a file that "
                         "is not mixed, e.g. sorted by label, still trains) or file "
                         "(every epoch in the file's order, as fastText)", saved=IF_SET,
                         choices=("file", SHUFFLED))

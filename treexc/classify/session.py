@@ -41,7 +41,7 @@ class Session:
         # a thread needs a line to start from: more would only be started and
         # stopped, in every phase (-thread 100000 took 29 s on 3,000 lines)
         self.n_threads = max(1, min(args.thread, corpus.n_lines))
-        self.total_tokens = int(corpus.ntokens.sum()) * args.epoch
+        self.total_tokens = corpus.token_count() * args.epoch
         if self.total_tokens == 0:
             raise TreexcError(f"{display_name(args.input)}: no tokens to train on")
         if self.total_tokens >= 2 ** 62:  # the kernels' int64 token counters

@@ -36,7 +36,7 @@ def train_supervised(args, reporter=None, initial_tree=None):
 
     with training_corpus(args, name, lambda: read_pretrained(args), verbose_info) \
             as (dictionary, corpus, pretrained):
-        reporter.info(f"Read {int(corpus.ntokens.sum()) // 1000000}M words")
+        reporter.info(f"Read {corpus.token_count() // 1000000}M words")
         reporter.info(f"Number of words:  {dictionary.nwords}")
         reporter.info(f"Number of labels: {dictionary.nlabels}")
         corpus.report_bare_lines(name)  # warns; raises if nothing is left

@@ -45,7 +45,7 @@ def supervised(**flags):
     from ..classify.autotune import autotune, manual_fields
     from ..classify.training import train_supervised
     from ..io.publish import OutputSet, interrupt_on_signals
-    from ..io.vectors import write_vec
+    from ..io.vectors import write_vec, write_vec_arrays
     from ..runtime import reporter_factory
 
     tune_flags = {name: flags.pop(name) for name in AUTOTUNE_FIELDS}
@@ -64,11 +64,11 @@ def supervised(**flags):
         else:
             model = train_supervised(args, reporter_factory(args.verbose, sys.stderr)())
         outputs.write(bin_path, model.save_model)
-        outputs.write(vec_path, lambda tmp: write_vec(tmp, model.get_words(),
-                                                      model.word_vectors()))
+        outputs.write(vec_path, lambda tmp: write_vec(tmp, model.dictionary.nwords, args.dim,
+                                                      model.word_rows))
         if args.saveOutput:
-            outputs.write(out_path, lambda tmp: write_vec(tmp, output_row_names(model),
-                                                          model.w_out))
+            outputs.write(out_path, lambda tmp: write_vec_arrays(tmp, output_row_names(model),
+                                                                 model.w_out))
         outputs.publish()
 
 

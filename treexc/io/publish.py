@@ -139,7 +139,7 @@ class OutputSet:
     >>> outputs = OutputSet(["model.vec", "model.bin"])   # doctest: +SKIP
     >>> with outputs:
     ...     outputs.write("model.bin", model.save_model)
-    ...     outputs.write("model.vec", lambda tmp: write_vec(tmp, words, vectors))
+    ...     outputs.write("model.vec", lambda tmp: write_vec(tmp, n, dim, rows))
     ...     outputs.publish()
     """
 

@@ -25,18 +25,31 @@ def format_rows(words, vectors):
     return "".join(template % (w, *v) for w, v in zip(words, values))
 
 
-def write_vec(path, words, vectors):
+def write_vec(path, n_rows, dim, rows):
+    """A ``.vec`` file of ``n_rows`` lines of a word and ``dim`` values.
+
+    ``rows(start, stop)`` gives the words and vectors of rows ``start..stop``;
+    they are asked for a block at a time, so a whole vocabulary's words (as
+    Python strings) and vectors (a copy of the input matrix) are never held
+    at once: on gutenberg_books the two made writing the ``.vec`` the peak of
+    a whole training run's memory (262 MiB against 194 while training)."""
     def write(f):
-        f.write(f"{len(words)} {vectors.shape[1]}\n".encode())
-        # rows formatted at a time: about 200K values (their Python floats and
-        # text take ~10 MB), whatever the dimension; 2M values (~150 MB) made
-        # writing the .vec the peak of a whole training run's memory
-        step = max(1, 200000 // max(1, vectors.shape[1]))
-        for i in range(0, len(words), step):
+        f.write(f"{n_rows} {dim}\n".encode())
+        # about 50K values a block (their Python floats and text take a few
+        # MB), whatever the dimension
+        step = max(1, 50000 // max(1, dim))
+        for start in range(0, n_rows, step):
+            words, vectors = rows(start, min(start + step, n_rows))
             # words keep their bytes, invalid UTF-8 included, as in fastText
-            f.write(to_bytes(format_rows(words[i:i + step], vectors[i:i + step])))
+            f.write(to_bytes(format_rows(words, vectors)))
 
     atomic_writer(path, write)
+
+
+def write_vec_arrays(path, words, vectors):
+    """:func:`write_vec` of a list of words and the array of their vectors."""
+    write_vec(path, len(words), vectors.shape[1],
+              lambda start, stop: (words[start:stop], vectors[start:stop]))
 
 
 def read_vec(path, dim, label=None):

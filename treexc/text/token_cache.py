@@ -173,7 +173,8 @@ def _opened(loaded, pretrained):
     corpus = Corpus(*(mapped.arrays[a] for a, _ in CORPUS_ARRAYS),
                     bare_first=header["bare_first"], bare_count=header["bare_count"],
                     usable=header["usable"], labelled=header["labelled"],
-                    label_pairs=header["label_pairs"], source=mapped)
+                    label_pairs=header["label_pairs"], known_tokens=header["ntokens"],
+                    source=mapped)
     if pretrained is not None:
         dictionary.add_words(pretrained[0])  # no-op: the cache was built with them
     try:

@@ -10,8 +10,8 @@ taken in a new random order each epoch, :data:`text.epoch_order.WINDOW_BLOCKS`
 (16) at a time, copied (``pread``, nothing mapped) into the thread's own
 buffers, and the kernel trains on the window's lines in a random order,
 one pass (``classify.kernels.train_thread``).  The threads' windows
-together hold about :data:`text.epoch_order.WINDOWS_BYTES` (32 MiB: with
-two threads 16 MiB each, blocks of 1 MiB), whatever the corpus and the
+together hold about :data:`text.epoch_order.WINDOWS_BYTES` (8 MiB: with
+two threads 4 MiB each, blocks of 256 KiB), whatever the corpus and the
 number of threads; the lines trained together come from 16 random places
 of the file, and a corpus of one window is shuffled whole.
 

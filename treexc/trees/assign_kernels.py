@@ -24,6 +24,18 @@ _LABELS_ONLY = np.finfo(np.float64).max
 
 
 @njit(cache=True, nogil=True)
+def _first_max(values):
+    """``np.argmax(values)``, written out: Numba's own puts
+    numba.np.arraymath in the cached kernel's environment, whose loading
+    imports scipy.linalg (0.2 s, ~10 MiB) in every learned-tree run."""
+    best = 0
+    for j in range(1, len(values)):
+        if values[j] > values[best]:
+            best = j
+    return best
+
+
+@njit(cache=True, nogil=True)
 def _expansions(count, arity):
     """Internal nodes needed below a subtree of ``count`` labels in a full
     ``arity``-ary tree: ceil((count - 1) / (arity - 1))."""
@@ -147,7 +159,7 @@ def _greedy_assign(scores, informed, length, arity, capacity, budget, counts, as
     for r in range(length):
         if not informed[r]:
             continue
-        cand[r] = np.argmax(scores[r])  # its first choice (the lower child on ties)
+        cand[r] = _first_max(scores[r])  # its first choice (the lower child on ties)
         key[r] = scores[r, cand[r]]
         heap[size] = r
         size += 1
