@@ -95,7 +95,17 @@ def test_python_api_takes_the_same_names(train_file):
     by_max_depth = treexc.train_supervised(input=str(train_file), maxDepth=2, **flags)
     assert by_depth.args == by_max_depth.args
     assert (by_depth.tree.children == by_max_depth.tree.children).all()
-    assert make_args(input="x", tree="huffman").loss == "hs"
+    # -tree with -loss auto: the loss waits for the labels (one a line, or more)
+    for tree, per_line, loss, stored in [("huffman", 1.0, "hs", ""), ("learned", 1.0, "tree", ""),
+                                         ("random", 1.0, "tree", "random"),
+                                         ("huffman", 2.0, "plt", ""),
+                                         ("learned", 2.0, "plt", "learned")]:
+        args = make_args(input="x", tree=tree)
+        assert args.loss == "auto"
+        args.resolve_auto_loss(50, per_line)
+        assert (args.loss, args.tree) == (loss, stored), (tree, per_line)
+    assert "(-loss auto: -tree random given)" in \
+        make_args(input="x", tree="random").resolve_auto_loss(50)
     assert make_args(input="x", loss="one-vs-all").loss == "ova"
     with pytest.raises(treexc.TreexcError, match="-depth and -maxDepth are the same option"):
         make_args(input="x", depth=2, maxDepth=3)

@@ -47,8 +47,9 @@ SHUFFLED = "shuffled"  # -order: a new random order each epoch (text.epoch_order
 LOSS_HELP = ("loss function: " + "; ".join(f"{entry.name} = {entry.help}"
                                            for entry in LOSSES.values())
              + f"; auto = plt where lines have {AUTO_PLT_MIN_LABELS_PER_LINE} labels or "
-             f"more on average, else flat softmax up to {AUTO_SOFTMAX_MAX_LABELS:,} labels, "
-             "a learned tree above (or when -arity or -tree is given)")
+             f"more on average (with the tree -tree names), else the tree -tree names, else "
+             f"flat softmax up to {AUTO_SOFTMAX_MAX_LABELS:,} labels, a learned tree above (or "
+             "when -arity is given)")
 
 
 def usual_tree(loss_name):
@@ -154,9 +155,10 @@ class Args:
     def resolve_auto_loss(self, n_labels, labels_per_line=1.0):
         """Turn ``-loss auto`` into the loss it stands for, once the labels
         are counted: a probabilistic label tree for multi-label data
-        (:data:`AUTO_PLT_MIN_LABELS_PER_LINE`), else a learned tree where the
-        user asked for one by giving ``-arity``, else by
-        :data:`AUTO_SOFTMAX_MAX_LABELS`.  Returns a line saying what was
+        (:data:`AUTO_PLT_MIN_LABELS_PER_LINE`), with the tree ``-tree``
+        names; else the tree ``-tree`` names (``hs`` for huffman), else a
+        learned tree where the user asked for one by giving ``-arity``, else
+        by :data:`AUTO_SOFTMAX_MAX_LABELS`.  Returns a line saying what was
         chosen and why (None if the loss was given).  Also sets a tree's
         default arity from the label count."""
         if self.loss != AUTO:
@@ -165,12 +167,17 @@ class Args:
         if labels_per_line >= AUTO_PLT_MIN_LABELS_PER_LINE:
             self.loss, why = "plt", (f"{labels_per_line:.2f} labels a line >= "
                                      f"{AUTO_PLT_MIN_LABELS_PER_LINE}: multi-label")
+        elif self.tree:
+            self.loss = "hs" if self.tree == "huffman" else "tree"
+            why = f"-tree {self.tree} given"
         elif self.arity:
             self.loss, why = "tree", f"-arity {self.arity} given"
         elif n_labels <= AUTO_SOFTMAX_MAX_LABELS:
             self.loss, why = "softmax", f"{n_labels} labels <= {AUTO_SOFTMAX_MAX_LABELS}"
         else:
             self.loss, why = "tree", f"{n_labels} labels > {AUTO_SOFTMAX_MAX_LABELS}"
+        if self.tree == usual_tree(self.loss):
+            self.tree = ""  # stored as with -loss given (choose_tree)
         self.arity = self.effective_arity(n_labels)
         arity = f" of arity {self.arity}" if self.loss != "softmax" else ""
         return f"output layer: {self.loss}{arity} (-loss auto: {why})"
@@ -279,13 +286,13 @@ def make_args(**flags):
 
 
 def choose_tree(args):
-    """``-tree`` with ``-loss auto`` asks for a tree: ``hs`` for huffman,
-    ``tree`` for the others.  A loss's own tree is stored as "" (the old
-    spellings ``-loss hs`` and ``-loss tree`` give the same model files)."""
-    if args.tree not in TREES or args.loss not in (AUTO, *LOSSES):
-        return  # validate names what is wrong
-    if args.loss == AUTO:
-        args.loss = "hs" if args.tree == "huffman" else "tree"
+    """A loss's own tree is stored as "" (the old spellings ``-loss hs``
+    and ``-loss tree`` give the same model files as ``-tree huffman`` and
+    ``-tree learned``).  With ``-loss auto`` the loss, and so whether the
+    tree is its own, waits for the labels (:meth:`Args.resolve_auto_loss`:
+    ``-tree learned`` on multi-label data is the learned PLT)."""
+    if args.tree not in TREES or args.loss not in LOSSES:
+        return  # validate names what is wrong; auto: resolve_auto_loss
     if args.tree == usual_tree(args.loss):
         args.tree = ""
 
@@ -296,7 +303,7 @@ def validate(args):
     check_fields(args)
     if args.tree and not takes_tree(args.loss):
         bad("tree", args.tree, f"-loss {args.loss} has no tree (use -loss hs or tree)")
-    if args.tree == "learned" and not loss(args.loss).learned:  # -loss tree's own is ""
+    if args.tree == "learned" and args.loss != AUTO and not loss(args.loss).learned:
         bad("tree", args.tree, f"-loss {args.loss} keeps its tree fixed (use -loss tree)")
     if args.maxn and args.minn > args.maxn:
         bad("minn", args.minn, f"must be <= -maxn ({args.maxn})")
