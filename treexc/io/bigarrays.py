@@ -24,7 +24,12 @@ they are mapped in; :meth:`MappedArrays.release` hands them back
 (``madvise(MADV_DONTNEED)``: the data stay in the page cache, the next read
 maps them in again), and :meth:`MappedArrays.releasing` does it every
 ``interval`` seconds from a thread, so reading a file of any size keeps
-only the pages read since the last release.
+only the pages read since the last release: a tenth of a second, where a
+second let an epoch in the file's order (``-order file``) hold 60-100 MB
+of the token cache (gutenberg_books: 266 -> 203 MiB at 1x, 298 -> 210 at
+4x, the same speed; docs/benchmarks.md, "Out of core").  A release of
+pages nobody touched (the shuffled epochs read with ``pread``) costs one
+system call.
 """
 
 import mmap
@@ -214,7 +219,7 @@ class MappedArrays:
             pass  # a platform without madvise: the pages stay resident
 
     @contextmanager
-    def releasing(self, interval=1.0):
+    def releasing(self, interval=0.1):
         """Call :meth:`release` every ``interval`` seconds while inside."""
         stop = threading.Event()
 
