@@ -75,11 +75,11 @@ class LMSession:
         self.learn_tree = m.is_tree and args.tree == "learned" and args.treeUpdates > 0
         self.learner = None
         if self.learn_tree:
-            # every leaf at -depth; statistics in float64 (see TreeLearner)
+            # every leaf at -depth
             self.learner = TreeLearner(m.tree, self.n_threads, "ll", args.depth,
                                        exact_depth=True,
                                        label_mass=m.vocab.counts.astype(np.float64),
-                                       mass_slack=args.massSlack, dtype=np.float64)
+                                       mass_slack=args.massSlack)
         self.progress = np.zeros(self.n_threads, dtype=np.int64)
         self.loss_sum = np.zeros(self.n_threads)
         self.loss_n = np.zeros(self.n_threads, dtype=np.int64)

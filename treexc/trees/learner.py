@@ -57,16 +57,15 @@ class TreeLearner:
     """Statistics and rebuilds of one learned tree.
 
     ``gradient``, ``max_depth``, ``exact_depth``, ``label_mass`` and
-    ``mass_slack``: :func:`assign_labels`'.  ``dtype`` of the statistics:
-    float32 for the classifier (half the memory: one entry per thread,
-    label, node on its path and child; sums of probabilities lose nothing
-    that matters for a ranking of (label, child) scores), float64 for the
-    language model (as it was written: float32 sums round differently and
-    would change the trees AssignLabels builds, and so its model files).
+    ``mass_slack``: :func:`assign_labels`'.  The statistics are float32
+    (half the memory of float64: one entry per thread, label, node
+    on its path and child, 1.1 GB in float64 for the language model of all
+    of gutenberg_lm; sums of probabilities lose nothing that matters for a
+    ranking of (label, child) scores: docs/lm.md, "Statistics in float32").
     """
 
     def __init__(self, tree, n_threads, gradient="ll", max_depth=0, exact_depth=False,
-                 label_mass=None, mass_slack=0.0, dtype=np.float32, flags=LM_FLAGS):
+                 label_mass=None, mass_slack=0.0, flags=LM_FLAGS):
         check_capacity(tree.n_labels, tree.arity, max_depth, flags)
         self.tree = tree
         self.n_threads = n_threads
@@ -75,7 +74,6 @@ class TreeLearner:
         self.exact_depth = exact_depth
         self.label_mass = label_mass
         self.mass_slack = mass_slack
-        self.dtype = dtype
         self.rebuilds = 0
         self.last_moved = 0  # labels whose path changed at the last rebuild
         self.stats_p = self.stats_n = None
@@ -89,8 +87,8 @@ class TreeLearner:
         AssignLabels itself."""
         shape = (self.n_threads, len(self.tree.path_node), self.tree.arity)
         if self.stats_p is None or self.stats_p.shape != shape:
-            self.stats_p = np.zeros(shape, dtype=self.dtype)
-            self.stats_n = np.zeros(shape[:2], dtype=self.dtype)
+            self.stats_p = np.zeros(shape, dtype=np.float32)
+            self.stats_n = np.zeros(shape[:2], dtype=np.float32)
         else:
             self.stats_p[:] = 0.0
             self.stats_n[:] = 0.0
@@ -116,8 +114,8 @@ class TreeLearner:
             remapped.append(moved)
         shape = (len(new.path_node), new.arity)
         if self._carried_p is None or self._carried_p.shape != shape:
-            self._carried_p = np.zeros(shape, dtype=self.dtype)
-            self._carried_n = np.zeros(shape[0], dtype=self.dtype)
+            self._carried_p = np.zeros(shape, dtype=np.float32)
+            self._carried_n = np.zeros(shape[0], dtype=np.float32)
         else:
             self._carried_p[:] = 0.0
             self._carried_n[:] = 0.0
