@@ -26,7 +26,7 @@ maps them in again), and :meth:`MappedArrays.releasing` does it every
 ``interval`` seconds from a thread, so reading a file of any size keeps
 only the pages read since the last release: a tenth of a second, where a
 second let an epoch in the file's order (``-order file``) hold 60-100 MB
-of the token cache (gutenberg_books: 266 -> 203 MiB at 1x, 298 -> 210 at
+of the token cache (gutenberg_books: 268 -> 203 MiB at 1x, 306 -> 210 at
 4x, the same speed; docs/benchmarks.md, "Out of core").  A release of
 pages nobody touched (the shuffled epochs read with ``pread``) costs one
 system call.

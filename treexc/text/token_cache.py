@@ -118,9 +118,10 @@ def cache_name(key):
 def training_corpus(args, name, read_pretrained, verbose_info):
     """``(dictionary, corpus, pretrained)`` of ``args.input``, the corpus
     read from the token cache's mapping while inside (its pages handed back
-    every tenth of a second).  ``read_pretrained()`` gives the pretrained ``(words,
-    vectors)`` or None (it is called once, after the dictionary is made, as
-    without a cache); ``verbose_info(message)`` prints at ``-verbose`` 2."""
+    every tenth of a second).  ``read_pretrained()`` gives the pretrained
+    ``(words, vectors)`` or None (it is called once, after the dictionary is
+    made, as without a cache); ``verbose_info(message)`` prints at
+    ``-verbose`` 2."""
     folder = args.cache or None
     if folder is not None and not os.path.isdir(folder):
         why = "is not a folder" if os.path.exists(folder) else "does not exist"

@@ -27,7 +27,7 @@ _LABELS_ONLY = np.finfo(np.float64).max
 def _first_max(values):
     """``np.argmax(values)``, written out: Numba's own puts
     numba.np.arraymath in the cached kernel's environment, whose loading
-    imports scipy.linalg (0.2 s, ~10 MiB) in every learned-tree run."""
+    imports scipy.linalg (0.2 s) in every learned-tree run."""
     best = 0
     for j in range(1, len(values)):
         if values[j] > values[best]:
