@@ -24,9 +24,10 @@ from dataclasses import replace
 import numpy as np
 
 from ..errors import TreexcError
-from ..io.textio import display_name, read_text
+from ..io.textio import display_name
 from ..runtime import SilentReporter, check_weights_in_range
 from ..text.pruned import prune
+from ..text.token_cache import encoded_with
 from .quantize_kernels import KSUB
 from .quantized import OUTPUT_DSUB, QuantizedMatrix, product_quantize, select_rows
 from .session import Session
@@ -82,12 +83,12 @@ def _retrain(model, q, dictionary, w_in, threads, reporter):
                    lr=q.lr or model.args.lr, thread=threads,
                    verbose=model.args.verbose if q.verbose is None else q.verbose,
                    treeUpdates=0)
-    name = display_name(q.input)
-    corpus = dictionary.encode(read_text(q.input))
-    corpus.skip_bare_lines(dictionary.eos_id(), name)
     w_out = np.array(model.w_out, dtype=np.float32)
     retrained = type(model)(args, dictionary, model.tree, w_in, w_out)
-    Session(retrained, corpus, reporter).run()
+    # through a temporary token cache, as training: the text is not held
+    with encoded_with(dictionary, q.input) as corpus:
+        corpus.report_bare_lines(display_name(q.input))
+        Session(retrained, corpus, reporter).run()
     check_weights_in_range((("w_in", retrained.w_in), ("w_out", retrained.w_out)),
                            args.epoch, args.lr)
     return retrained.w_out

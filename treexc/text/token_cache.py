@@ -146,6 +146,46 @@ def training_corpus(args, name, read_pretrained, verbose_info):
         with _opened(_reload(base, key, args, verbose_info), pretrained) as opened:
             yield opened
         return
+    with _temporary_folder(folder) as work:
+        base = os.path.join(work, "corpus")
+        pretrained = build_cache(args, name, base, read_pretrained, None)
+        with _opened(_reload(base, None, args, verbose_info), pretrained) as opened:
+            yield opened
+
+
+@contextmanager
+def encoded_with(dictionary, source):
+    """``source`` (a file, or "-") encoded with a ``dictionary`` made
+    elsewhere (``quantize -retrain``'s pruned one) into a temporary token
+    cache, in one pass (nothing to count): the corpus read from its mapping
+    while inside, as :func:`training_corpus`'s, so memory does not grow
+    with the text either."""
+    with _temporary_folder(None) as work:
+        base = os.path.join(work, "corpus")
+        parts = ArrayParts(base, CORPUS_ARRAYS)
+        try:
+            try:
+                text = encode_pieces(dictionary, source, parts)
+            except BaseException:
+                parts.discard()
+                raise
+            directory, size = parts.write(base + ".tokens")
+        except OSError as e:  # a full disk
+            raise TreexcError(f"token cache in {work}: cannot write: {e.strerror or e}") \
+                from None
+        mapped = _map_data(base + ".tokens", directory, size)
+        try:
+            with mapped.releasing():
+                yield _corpus(text, mapped)
+        finally:
+            mapped.close()
+
+
+@contextmanager
+def _temporary_folder(folder):
+    """A new temporary cache folder in ``folder`` (default: the system's),
+    removed on leaving, also on errors and signals; the folders that dead
+    processes left are swept first."""
     sweep_abandoned(folder)
     try:
         work = tempfile.mkdtemp(prefix=f"{_temp_prefix()}{os.getpid()}-", dir=folder)
@@ -153,10 +193,7 @@ def training_corpus(args, name, read_pretrained, verbose_info):
         raise TreexcError(f"cannot make a temporary folder for the token cache: "
                           f"{e.strerror or e}") from None
     try:
-        base = os.path.join(work, "corpus")
-        pretrained = build_cache(args, name, base, read_pretrained, None)
-        with _opened(_reload(base, None, args, verbose_info), pretrained) as opened:
-            yield opened
+        yield work
     finally:
         _remove_folder(work)
 
@@ -171,11 +208,7 @@ def _reload(base, key, args, verbose_info):
 @contextmanager
 def _opened(loaded, pretrained):
     header, dictionary, mapped = loaded
-    corpus = Corpus(*(mapped.arrays[a] for a, _ in CORPUS_ARRAYS),
-                    bare_first=header["bare_first"], bare_count=header["bare_count"],
-                    usable=header["usable"], labelled=header["labelled"],
-                    label_pairs=header["label_pairs"], known_tokens=header["ntokens"],
-                    source=mapped)
+    corpus = _corpus(header, mapped)
     if pretrained is not None:
         dictionary.add_words(pretrained[0])  # no-op: the cache was built with them
     try:
@@ -183,6 +216,28 @@ def _opened(loaded, pretrained):
             yield dictionary, corpus, pretrained
     finally:
         mapped.close()
+
+
+def _corpus(text, mapped):
+    """The :class:`Corpus` of a mapped data file; ``text``: what encoding
+    said about the text (``encode_pieces``, kept in the index's header)."""
+    return Corpus(*(mapped.arrays[a] for a, _ in CORPUS_ARRAYS),
+                  bare_first=text["bare_first"], bare_count=text["bare_count"],
+                  usable=text["usable"], labelled=text["labelled"],
+                  label_pairs=text["label_pairs"], known_tokens=text["ntokens"],
+                  source=mapped)
+
+
+def _map_data(tokens, directory, size):
+    """The data file ``tokens``, checked against ``directory`` and
+    ``size``, then mapped (through one descriptor: the same file)."""
+    try:
+        f = open(tokens, "rb")
+    except OSError as e:
+        raise TreexcError(f"{tokens}: cannot read: {e.strerror}") from None
+    with f:
+        check_data_file(f, tokens, directory, size)
+        return MappedArrays(f, tokens, directory)
 
 
 def _temp_prefix():
@@ -354,14 +409,7 @@ def load_cache(base, key, args, verbose_info):
         if [(e["name"], e["dtype"], len(e["shape"])) for e in directory] != \
                 [(a, np.dtype(t).str, 1) for a, t in CORPUS_ARRAYS]:
             raise TreexcError(f"{index}: not a token cache of this version")
-        tokens = base + ".tokens"
-        try:
-            f = open(tokens, "rb")
-        except OSError as e:
-            raise TreexcError(f"{tokens}: cannot read: {e.strerror}") from None
-        with f:  # checked and mapped through one descriptor: the same file
-            check_data_file(f, tokens, directory, header["data_size"])
-            mapped = MappedArrays(f, tokens, directory)
+        mapped = _map_data(base + ".tokens", directory, header["data_size"])
         # copies: the loaded arrays are read-only, which Numba compiles apart
         d = {name: np.array(arrays[name]) for name in ("pool", "entry_off", "entry_len",
                                                        "counts")}
