@@ -32,11 +32,20 @@ def keep_buckets(feat_off, feats, nwords, kept):
         for k in range(feat_off[line], feat_off[line + 1]):
             f = feats[k]
             if f >= nwords:
+                # np.searchsorted(kept, b), written out: Numba's own puts
+                # numba.np.arraymath in the cached kernel, whose loading
+                # imports scipy.linalg (0.2 s)
                 b = f - nwords
-                j = np.searchsorted(kept, b)
-                if j == len(kept) or kept[j] != b:
+                lo, hi = 0, len(kept)
+                while lo < hi:
+                    mid = (lo + hi) >> 1
+                    if kept[mid] < b:
+                        lo = mid + 1
+                    else:
+                        hi = mid
+                if lo == len(kept) or kept[lo] != b:
                     continue
-                f = nwords + j
+                f = nwords + lo
             out[n] = f
             n += 1
         out_off[line + 1] = n
