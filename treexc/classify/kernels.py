@@ -19,7 +19,7 @@ tree (``loss.plt``), trained on every label of a line.  Shapes: ``w_in`` (rows, 
 import numpy as np
 from numba import njit
 
-from ..loss.kernels import axpy, dot, safe_log, sigmoid
+from ..loss.kernels import axpy, dot, safe_log, searchsorted, sigmoid
 from ..loss.plt import plt_gradient
 from ..loss.registry import KERNEL_NS, KERNEL_OVA, KERNEL_PLT
 from ..loss.tree_softmax import path_gradient
@@ -67,19 +67,7 @@ def binary_logistic(w_out, row, hidden, grad, positive, lr):
 @njit(cache=True, nogil=True)
 def sample_negative(neg_cdf, rng_state, thread):
     u = (next_random(rng_state, thread) >> 11) * (1.0 / 4503599627370496.0)  # [0, 1)
-    # np.searchsorted(neg_cdf, x, side="right"), written out: Numba's own
-    # brings numba.np.arraymath into the cached kernel's environment, and
-    # loading it then imports scipy.linalg mid-training (0.2 s, and 16 MiB of
-    # a gutenberg_books run's training peak)
-    x = u * neg_cdf[-1]
-    lo, hi = 0, len(neg_cdf)
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        if neg_cdf[mid] <= x:
-            lo = mid + 1
-        else:
-            hi = mid
-    return lo
+    return searchsorted(neg_cdf, u * neg_cdf[-1], True)
 
 
 @njit(cache=True, nogil=True, fastmath=True)

@@ -16,6 +16,7 @@ renumbering is a binary search.
 import numpy as np
 from numba import njit
 
+from ..loss.kernels import searchsorted
 from .dictionary import Corpus, Dictionary
 
 
@@ -32,20 +33,11 @@ def keep_buckets(feat_off, feats, nwords, kept):
         for k in range(feat_off[line], feat_off[line + 1]):
             f = feats[k]
             if f >= nwords:
-                # np.searchsorted(kept, b), written out: Numba's own puts
-                # numba.np.arraymath in the cached kernel, whose loading
-                # imports scipy.linalg (0.2 s)
                 b = f - nwords
-                lo, hi = 0, len(kept)
-                while lo < hi:
-                    mid = (lo + hi) >> 1
-                    if kept[mid] < b:
-                        lo = mid + 1
-                    else:
-                        hi = mid
-                if lo == len(kept) or kept[lo] != b:
+                j = searchsorted(kept, b, False)
+                if j == len(kept) or kept[j] != b:
                     continue
-                f = nwords + lo
+                f = nwords + j
             out[n] = f
             n += 1
         out_off[line + 1] = n

@@ -162,23 +162,13 @@ def encoded_with(dictionary, source):
     with the text either."""
     with _temporary_folder(None) as work:
         base = os.path.join(work, "corpus")
-        parts = ArrayParts(base, CORPUS_ARRAYS)
         try:
-            try:
-                text = encode_pieces(dictionary, source, parts)
-            except BaseException:
-                parts.discard()
-                raise
-            directory, size = parts.write(base + ".tokens")
+            text, directory, size = _encode_into(dictionary, source, base)
         except OSError as e:  # a full disk
             raise TreexcError(f"token cache in {work}: cannot write: {e.strerror or e}") \
                 from None
-        mapped = _map_data(base + ".tokens", directory, size)
-        try:
-            with mapped.releasing():
-                yield _corpus(text, mapped)
-        finally:
-            mapped.close()
+        with _reading(text, _map_data(base + ".tokens", directory, size)) as corpus:
+            yield corpus
 
 
 @contextmanager
@@ -208,24 +198,27 @@ def _reload(base, key, args, verbose_info):
 @contextmanager
 def _opened(loaded, pretrained):
     header, dictionary, mapped = loaded
-    corpus = _corpus(header, mapped)
-    if pretrained is not None:
-        dictionary.add_words(pretrained[0])  # no-op: the cache was built with them
+    with _reading(header, mapped) as corpus:
+        if pretrained is not None:
+            dictionary.add_words(pretrained[0])  # no-op: the cache was built with them
+        yield dictionary, corpus, pretrained
+
+
+@contextmanager
+def _reading(text, mapped):
+    """The :class:`Corpus` of a mapped data file while inside, its pages
+    handed back as it is read; the mapping closed on leaving.  ``text``:
+    what encoding said about the text (``encode_pieces``, kept in the
+    index's header)."""
     try:
         with mapped.releasing():
-            yield dictionary, corpus, pretrained
+            yield Corpus(*(mapped.arrays[a] for a, _ in CORPUS_ARRAYS),
+                         bare_first=text["bare_first"], bare_count=text["bare_count"],
+                         usable=text["usable"], labelled=text["labelled"],
+                         label_pairs=text["label_pairs"], known_tokens=text["ntokens"],
+                         source=mapped)
     finally:
         mapped.close()
-
-
-def _corpus(text, mapped):
-    """The :class:`Corpus` of a mapped data file; ``text``: what encoding
-    said about the text (``encode_pieces``, kept in the index's header)."""
-    return Corpus(*(mapped.arrays[a] for a, _ in CORPUS_ARRAYS),
-                  bare_first=text["bare_first"], bare_count=text["bare_count"],
-                  usable=text["usable"], labelled=text["labelled"],
-                  label_pairs=text["label_pairs"], known_tokens=text["ntokens"],
-                  source=mapped)
 
 
 def _map_data(tokens, directory, size):
@@ -324,15 +317,13 @@ def build_cache(args, name, base, read_pretrained, key):
         pretrained = read_pretrained()
         if pretrained is not None:
             dictionary.add_words(pretrained[0])
-        parts = ArrayParts(base, CORPUS_ARRAYS)
-        try:
-            text = encode_pieces(dictionary, spool_path or source, parts)
+
+        def unchanged():
             if before is not None and file_identity(source) != before:
                 raise TreexcError(f"{name}: changed while it was read; train again")
-        except BaseException:  # an error, Ctrl-C: no part file left in -cache DIR
-            parts.discard()
-            raise
-        directory, size = parts.write(base + ".tokens")
+
+        text, directory, size = _encode_into(dictionary, spool_path or source, base,
+                                             unchanged)
     except OSError as e:  # a spool or part file: a full disk
         raise TreexcError(f"token cache in {folder}: cannot write: {e.strerror or e}") \
             from None
@@ -358,6 +349,21 @@ def _create(path):
         return open(path, "wb")
     except OSError as e:
         raise TreexcError(f"{path}: cannot write: {e.strerror or e}") from None
+
+
+def _encode_into(dictionary, source, base, check=None):
+    """Encode ``source`` into the data file ``base.tokens``, then call
+    ``check()`` (it may raise); returns ``(text, directory, size)``: what
+    :func:`encode_pieces` said, and the file's directory and size."""
+    parts = ArrayParts(base, CORPUS_ARRAYS)
+    try:
+        text = encode_pieces(dictionary, source, parts)
+        if check is not None:
+            check()
+    except BaseException:  # an error, Ctrl-C: no part file left in -cache DIR
+        parts.discard()
+        raise
+    return (text, *parts.write(base + ".tokens"))
 
 
 def encode_pieces(dictionary, source, parts):
