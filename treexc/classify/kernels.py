@@ -30,6 +30,16 @@ from ..text.epoch_order import half_bits, shuffled_line
 STOP, DIVERGED = 1, 2
 
 
+@njit(cache=True, nogil=True)
+def learning_rate(lr0, hold, x):
+    """The rate at ``x``, the fraction of the run done: ``lr0`` while ``x <
+    hold``, then falling linearly to 0 at ``x = 1`` (``hold = 0`` is
+    fastText's schedule; the learned tree holds it for the first half)."""
+    if x < hold:
+        return lr0
+    return lr0 * max(0.0, 1.0 - x) / (1.0 - hold)
+
+
 @njit(cache=True, nogil=True, inline="always")
 def all_finite(v):
     """Are all of float32 ``v``'s values finite?  A test of the exponent bits:
@@ -113,10 +123,7 @@ def train_thread(thread, feat_off, feats, label_off, labels, ntokens,
     while done < stop_at and control[0] == 0 and position < n_lines:
         # learning rate from global progress
         x = done / total_tokens
-        if x < lr_hold:
-            lr = lr0
-        else:
-            lr = lr0 * max(0.0, 1.0 - x) / (1.0 - lr_hold)
+        lr = learning_rate(lr0, lr_hold, x)
         # train until the next progress update
         while local_tokens < lr_update_rate and position < n_lines:
             line = shuffled_line(position, n_lines, order_key, half) if shuffled else position

@@ -155,11 +155,7 @@ class Session:
         elapsed = max(time.monotonic() - self.start_time, 1e-9)
         fraction = min(1.0, done / self.total_tokens)
         n = int(self.loss_n.sum())
-        x = fraction
-        if x < self.lr_hold:
-            lr = self.args.lr
-        else:
-            lr = self.args.lr * max(0.0, 1.0 - x) / (1.0 - self.lr_hold)
+        lr = kern.learning_rate(self.args.lr, self.lr_hold, fraction)
         eta = elapsed * (1.0 - fraction) / fraction if fraction > 0 else float("inf")
         return Progress(fraction=fraction,
                         words_per_sec_thread=done / elapsed / self.n_threads,
