@@ -927,7 +927,7 @@ def flag_cases():
             if label in ("non-numeric", "nan", "inf") or \
                     (label == "fractional" and kind == "int"):
                 expect = "error"
-            if label == "negative" and flag not in ("maxDepth", "verbose"):
+            if label == "negative" and flag not in ("maxDepth", "treeUpdates", "verbose"):
                 expect = "error"
             if flag in UNUSED and label != "non-numeric" and not (
                     label == "fractional" and kind == "int"):

@@ -207,7 +207,12 @@ def test_plt_keeps_its_huffman_tree_unless_asked_to_learn_it(tmp_path):
     counts = default.dictionary.label_counts
     huffman = huffman_tree(counts, default.tree.arity)
     assert np.array_equal(default.tree.children, huffman.children)
-    learned = treexc.train_supervised(input=train, **dict(FLAGS, tree="learned"))
+    # rebuilt once by default (-treeUpdates -1), which keeps this set's
+    # Huffman groups (test_plt_learned.py); 50 rebuilds move labels
+    assert treexc.train_supervised(input=train, **dict(FLAGS, tree="learned")) \
+        .args.treeUpdates == 1
+    learned = treexc.train_supervised(input=train, **dict(FLAGS, tree="learned",
+                                                         treeUpdates=50))
     assert learned.args.tree == "learned"
     assert not np.array_equal(learned.tree.children, huffman.children)
 

@@ -51,7 +51,11 @@ def test_learned_plt_puts_labels_of_a_topic_under_one_node(tmp_path):
     # (seeds 1-8: 5 of 8 at 1.0, the others 0.5-0.75; docs/trees.md)
     flags = dict(input=str(train), loss="plt", arity=4, dim=16, epoch=10, lr=0.5, thread=1,
                  seed=1, verbose=0, order="file")
-    learned = treexc.train_supervised(**flags, tree="learned")
+    # 50 rebuilds, the paper's schedule: the default single rebuild (-treeUpdates
+    # -1) keeps this set's Huffman groups (0.333; 10 rebuilds 0.5): a label's
+    # own child fires on all its lines, so only rebuilds early in training,
+    # while the classifiers are unsure, move labels to their topic (docs/trees.md)
+    learned = treexc.train_supervised(**flags, tree="learned", treeUpdates=50)
     fixed = {name: treexc.train_supervised(**flags, tree=name, maxDepth=2)
              for name in ("random", "huffman")}
     # measured: learned 1.0 (seeds 1 and 2); random 0.125 and 0.167; Huffman 0.333
