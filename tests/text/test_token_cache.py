@@ -227,6 +227,28 @@ def test_interrupted_build_leaves_nothing_in_the_cache_folder(tmp_path, monkeypa
     assert list(cache.iterdir()) == []
 
 
+def test_file_changed_between_the_passes_is_refused(tmp_path, monkeypatch, topic_file):
+    """The dictionary comes from the first pass and the tokens from the
+    second: a file that grows in between would get tokens the dictionary
+    never counted, so the build stops and leaves no cache behind."""
+    path = topic_file(tmp_path / "train.txt", n=100)
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    args = Args(input=path, output="x", cache=str(cache))
+    encode = token_cache.Dictionary.encode
+
+    def encode_and_append(self, data):
+        with open(path, "a") as f:  # another program writing to the file
+            f.write("__label__late words written while treexc read\n")
+        return encode(self, data)
+
+    monkeypatch.setattr(token_cache.Dictionary, "encode", encode_and_append)
+    with pytest.raises(TreexcError, match="changed while it was read; train again"):
+        with token_cache.training_corpus(args, "train.txt", lambda: None, Recorder()):
+            pass
+    assert list(cache.iterdir()) == []
+
+
 def test_training_from_a_reused_cache_gives_the_same_model(tmp_path, topic_file):
     path = topic_file(tmp_path / "train.txt", n=200)
     cache = tmp_path / "cache"
