@@ -1,7 +1,7 @@
 """Where a tree language model loses against a flat softmax (docs/lm.md,
 issue 12): the language-model counterpart of ``tree_gap.py``.
 
-    python benchmarks/lm_gap.py TREE.bin FLAT.bin TEXT.txt [MAX_TOKENS]
+    python benchmarks/lm_gap.py TREE.bin FLAT.bin TEXT.txt [MAX_TOKENS] [TRAIN.txt]
 
 Both models trained on the same file (the same vocabulary).  For the first
 ``MAX_TOKENS`` positions of TEXT (default 20,000), both models' log-
@@ -12,6 +12,14 @@ probabilities over the words below that slot.  Printed: both parts' mean
 negative log-likelihood over all positions and by frequency rank of the
 target word (word ids are ranks), with the share of those words that have a
 root slot of their own.
+
+With TRAIN (the models' training text), it also asks whether the root's loss
+is one of expressivity: a linear root (one row per root slot, a softmax over
+the slots) is fitted by Adagrad on each model's context vectors of the whole
+of TRAIN (``ROOT_FIT_EPOCHS`` passes) and its ``-log p(g)`` printed on the
+first ``MAX_TOKENS`` positions of TRAIN and of TEXT, beside both models'.
+The flat model's ``p(g)`` is what a root fitted on its features would reach
+if one linear score per group could stand for the group's words.
 """
 
 import sys
@@ -23,6 +31,7 @@ from treexc.text.vocab import read_stream
 
 RANK_BANDS = ((0, 10), (10, 100), (100, 1000), (1000, None))
 BLOCK = 500  # positions per next_log_probs call
+ROOT_FIT_EPOCHS, ROOT_FIT_LR, ROOT_FIT_BATCH = 4, 0.05, 256
 
 
 def contexts(ids, n, context, pad):
@@ -58,7 +67,55 @@ def split_nll(model, ctx, targets, group, n_groups):
     return np.concatenate(root), np.concatenate(within)
 
 
-def main(tree_path, flat_path, text_path, max_tokens=20000):
+def hidden(model, ids):
+    """The model's context vectors ``r_aug`` at every position of ``ids``."""
+    ctx = contexts(ids, len(ids), model.args.context, model.vocab.eos_id)
+    return np.concatenate([model.hidden(ctx[s:s + 20000]) for s in range(0, len(ids), 20000)])
+
+
+def slot_nll(r_aug, W, slots):
+    """Per position ``-log softmax(W r_aug)[slot]``."""
+    z = r_aug @ W.T
+    z -= z.max(axis=1, keepdims=True)
+    return np.log(np.exp(z).sum(axis=1)) - z[np.arange(len(z)), slots]
+
+
+def fit_root(r_aug, slots, n_slots, seed=0):
+    """A linear root fitted to ``slots`` by mini-batch Adagrad."""
+    rng = np.random.default_rng(seed)
+    W = np.zeros((n_slots, r_aug.shape[1]), dtype=np.float32)
+    acc = np.zeros_like(W)
+    for _ in range(ROOT_FIT_EPOCHS):
+        order = rng.permutation(len(r_aug))
+        for s in range(0, len(order), ROOT_FIT_BATCH):
+            batch = order[s:s + ROOT_FIT_BATCH]
+            x = r_aug[batch]
+            z = x @ W.T
+            p = np.exp(z - z.max(axis=1, keepdims=True))
+            p /= p.sum(axis=1, keepdims=True)
+            p[np.arange(len(batch)), slots[batch]] -= 1
+            grad = p.T @ x / len(batch)
+            acc += grad * grad
+            W -= ROOT_FIT_LR * grad / (np.sqrt(acc) + 1e-10)
+    return W
+
+
+def root_fit_report(models, train_ids, text_ids, group, n_groups):
+    """``-log p(g)``: each model's own, and a linear root fitted on each
+    model's context vectors, on TRAIN's and TEXT's first positions."""
+    n = len(text_ids)
+    print(f"-log p(g) on the first {n} positions of TRAIN / of TEXT:")
+    for name, m in models.items():
+        own = [split_nll(m, contexts(ids, n, m.args.context, m.vocab.eos_id), ids[:n],
+                         group, n_groups)[0].mean() for ids in (train_ids, text_ids)]
+        W = fit_root(hidden(m, train_ids), group[train_ids], n_groups)
+        fitted = [slot_nll(hidden(m, ids[:n]), W, group[ids[:n]]).mean()
+                  for ids in (train_ids, text_ids)]
+        print(f"{name}: its own {own[0]:.4f} / {own[1]:.4f}; a linear root fitted on its "
+              f"context vectors {fitted[0]:.4f} / {fitted[1]:.4f}")
+
+
+def main(tree_path, flat_path, text_path, max_tokens=20000, train_path=None):
     tree_model, flat_model = load_lm(tree_path), load_lm(flat_path)
     if tree_model.vocab.words() != flat_model.vocab.words():
         sys.exit("lm_gap: the two models have different vocabularies")
@@ -85,6 +142,10 @@ def main(tree_path, flat_path, text_path, max_tokens=20000):
         print(f"{lo}-{hi if hi is not None else ''} | {sel.mean():.3f} | {alone[sel].mean():.2f} | "
               f"{tr[sel].mean():.3f} / {fr[sel].mean():.3f} | "
               f"{tw[sel].mean():.3f} / {fw[sel].mean():.3f}")
+    if train_path is not None:
+        train_ids = read_stream(train_path, tree_model.vocab).ids
+        root_fit_report({"tree": tree_model, "flat": flat_model}, train_ids, targets,
+                        group, n_groups)
 
 
 if __name__ == "__main__":
