@@ -16,7 +16,8 @@ root slot of their own.
 With TRAIN (the models' training text), it also asks whether the root's loss
 is one of expressivity: a linear root (one row per root slot, a softmax over
 the slots) is fitted by Adagrad on each model's context vectors of the whole
-of TRAIN (``ROOT_FIT_EPOCHS`` passes) and its ``-log p(g)`` printed on the
+of TRAIN (``ROOT_FIT_EPOCHS`` passes; the vectors held in memory, so for
+corpora of a few million tokens) and its ``-log p(g)`` printed on the
 first ``MAX_TOKENS`` positions of TRAIN and of TEXT, beside both models'.
 The flat model's ``p(g)`` is what a root fitted on its features would reach
 if one linear score per group could stand for the group's words.
