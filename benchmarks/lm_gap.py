@@ -101,19 +101,21 @@ def fit_root(r_aug, slots, n_slots, seed=0):
     return W
 
 
-def root_fit_report(models, train_ids, text_ids, group, n_groups):
-    """``-log p(g)``: each model's own, and a linear root fitted on each
-    model's context vectors, on TRAIN's and TEXT's first positions."""
+def root_fit_report(models, parts, train_ids, text_ids, group, n_groups):
+    """``-log p(g)``: each model's own (on TEXT: ``parts``, already split),
+    and a linear root fitted on each model's context vectors, on TRAIN's
+    and TEXT's first positions."""
     n = len(text_ids)
     print(f"-log p(g) on the first {n} positions of TRAIN / of TEXT:")
     for name, m in models.items():
-        own = [split_nll(m, contexts(ids, n, m.args.context, m.vocab.eos_id), ids[:n],
-                         group, n_groups)[0].mean() for ids in (train_ids, text_ids)]
-        W = fit_root(hidden(m, train_ids), group[train_ids], n_groups)
-        fitted = [slot_nll(hidden(m, ids[:n]), W, group[ids[:n]]).mean()
-                  for ids in (train_ids, text_ids)]
-        print(f"{name}: its own {own[0]:.4f} / {own[1]:.4f}; a linear root fitted on its "
-              f"context vectors {fitted[0]:.4f} / {fitted[1]:.4f}")
+        ctx = contexts(train_ids, n, m.args.context, m.vocab.eos_id)
+        own_train = split_nll(m, ctx, train_ids[:n], group, n_groups)[0].mean()
+        r_train = hidden(m, train_ids)
+        W = fit_root(r_train, group[train_ids], n_groups)
+        fit_train = slot_nll(r_train[:n], W, group[train_ids[:n]]).mean()
+        fit_text = slot_nll(hidden(m, text_ids), W, group[text_ids]).mean()
+        print(f"{name}: its own {own_train:.4f} / {parts[name][0].mean():.4f}; a linear root "
+              f"fitted on its context vectors {fit_train:.4f} / {fit_text:.4f}")
 
 
 def main(tree_path, flat_path, text_path, max_tokens=20000, train_path=None):
@@ -145,7 +147,7 @@ def main(tree_path, flat_path, text_path, max_tokens=20000, train_path=None):
               f"{tw[sel].mean():.3f} / {fw[sel].mean():.3f}")
     if train_path is not None:
         train_ids = read_stream(train_path, tree_model.vocab).ids
-        root_fit_report({"tree": tree_model, "flat": flat_model}, train_ids, targets,
+        root_fit_report({"tree": tree_model, "flat": flat_model}, parts, train_ids, targets,
                         group, n_groups)
 
 
