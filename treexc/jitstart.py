@@ -1,6 +1,17 @@
 """Numba start-up: what a treexc process does before its first kernel call.
 
-Two things, both set up once per process by :func:`prepare`:
+First, on import: **cached kernels are keyed on every kernel's source.**
+Numba checks a cached kernel against its own file only, so after an edit
+of a kernel it calls in another file (``loss.kernels.node_probabilities``
+called from ``loss.topk``) the cache would keep serving machine code built
+from the old callee: silently wrong results after a ``git pull`` into an
+editable install.  Importing this module makes the freshness stamp of
+every kernel in the package one hash over the sources of all of them, so
+any kernel edit recompiles them all (once: 25-45 s).  Every kernel module
+imports this module before its first ``@njit`` (a test checks that); the
+stamp costs one read of the kernel sources (about 130 KB) per process.
+
+Then two things, both set up once per process by :func:`prepare`:
 
 * **Say when kernels compile.**  The first run on a machine compiles every
   kernel it calls (25-45 s) and caches the machine code on disk (next to the
@@ -26,11 +37,52 @@ Two things, both set up once per process by :func:`prepare`:
 Only this module touches Numba's internals; kernels stay plain ``@njit``.
 """
 
+import functools
+import hashlib
 import os
+import re
 import sys
 
 from numba.core import caching, event
 from numba.core.runtime import rtsys
+
+PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
+_numba_source_stamp = caching._SourceFileBackedLocatorMixin.get_source_stamp
+
+
+KERNEL = re.compile(rb"^@njit", re.MULTILINE)
+
+
+def kernel_files():
+    """The package's modules that define Numba kernels, sorted."""
+    found = []
+    for folder, _, names in os.walk(PACKAGE_DIR):
+        for name in names:
+            path = os.path.join(folder, name)
+            if name.endswith(".py"):
+                with open(path, "rb") as f:
+                    if KERNEL.search(f.read()):
+                        found.append(path)
+    return sorted(found)
+
+
+@functools.lru_cache(maxsize=1)
+def kernel_sources_stamp():
+    """One hash over the names and bytes of every kernel module."""
+    h = hashlib.sha256()
+    for path in kernel_files():
+        with open(path, "rb") as f:
+            h.update(os.path.relpath(path, PACKAGE_DIR).encode() + b"\0" + f.read() + b"\0")
+    return h.digest()
+
+
+def _source_stamp(self):
+    if os.path.abspath(self._py_file).startswith(PACKAGE_DIR + os.sep):
+        return kernel_sources_stamp()
+    return _numba_source_stamp(self)
+
+
+caching._SourceFileBackedLocatorMixin.get_source_stamp = _source_stamp
 
 NOTICE = ("treexc: compiling kernels for this machine, once (up to a minute); "
           "later runs start at once")

@@ -74,3 +74,34 @@ def test_help_imports_neither_numpy_nor_numba():
     out, _ = python("import sys\nfrom treexc.cli import main\n"
                     "print(sorted({m.split('.')[0] for m in sys.modules} & {'numpy', 'numba'}))\n")
     assert out.strip() == "[]"
+
+
+def test_every_kernel_module_keys_its_caches_on_all_kernel_sources(tmp_path, monkeypatch):
+    """A cached kernel must not outlive an edit of a kernel it calls in
+    another file (jitstart's docstring): each kernel module imports
+    jitstart before its first @njit, and its kernels' freshness stamp is the
+    hash of every kernel source, which any edit of one changes."""
+    from treexc.loss import topk
+
+    files = jitstart.kernel_files()
+    assert len(files) >= 10
+    for path in files:
+        text = open(path, encoding="utf-8").read()
+        assert "import jitstart" in text.split("\n@njit")[0], path
+    stamp = jitstart.kernel_sources_stamp()
+    assert topk.tree_top_k._cache._cache_file._source_stamp == stamp
+    # a change to one kernel source changes the stamp
+    (tmp_path / "a.py").write_text("@njit\ndef f(): pass\n")
+    (tmp_path / "b.py").write_text("no kernels here\n")
+    monkeypatch.setattr(jitstart, "PACKAGE_DIR", str(tmp_path))
+    jitstart.kernel_sources_stamp.cache_clear()
+    try:
+        before = jitstart.kernel_sources_stamp()
+        assert jitstart.kernel_files() == [str(tmp_path / "a.py")]
+        (tmp_path / "a.py").write_text("@njit\ndef f(): return 1\n")
+        jitstart.kernel_sources_stamp.cache_clear()
+        assert jitstart.kernel_sources_stamp() != before
+    finally:
+        monkeypatch.undo()
+        jitstart.kernel_sources_stamp.cache_clear()
+    assert jitstart.kernel_sources_stamp() == stamp

@@ -27,6 +27,7 @@ Probabilities are ``expf(score)``, as fastText's ``predictLine``.
 import numpy as np
 from numba import njit
 
+from .. import jitstart  # noqa: F401  (keys the kernel caches on every kernel's source)
 from ..loss.registry import KERNEL_TREE
 from ..loss.stl_heap import offer, sort_heap
 

@@ -19,6 +19,7 @@ tree (``loss.plt``), trained on every label of a line.  Shapes: ``w_in`` (rows, 
 import numpy as np
 from numba import njit
 
+from .. import jitstart  # noqa: F401  (keys the kernel caches on every kernel's source)
 from ..loss.kernels import axpy, dot, safe_log, searchsorted, sigmoid
 from ..loss.plt import plt_gradient
 from ..loss.registry import KERNEL_NS, KERNEL_OVA, KERNEL_PLT

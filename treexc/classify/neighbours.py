@@ -13,6 +13,7 @@ word itself (nn) or the three query words (analogies) are left out.
 import numpy as np
 from numba import njit
 
+from .. import jitstart  # noqa: F401  (keys the kernel caches on every kernel's source)
 from ..loss.stl_heap import offer, sort_heap
 
 

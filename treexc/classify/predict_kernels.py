@@ -1,11 +1,12 @@
 """Numba kernels of inference: each line's hidden vector, then its exact
 top-k labels (``loss.topk``), its labels' mean hidden vectors (for a
-clustering tree), or its labels' tree statistics (``dump-tree -input``).  All scratch space is allocated per call, so concurrent
-calls are safe."""
+clustering tree), or its labels' tree statistics (``dump-tree -input``).
+All scratch space is allocated per call, so concurrent calls are safe."""
 
 import numpy as np
 from numba import njit
 
+from .. import jitstart  # noqa: F401  (keys the kernel caches on every kernel's source)
 from ..loss.plt import plt_path_statistics
 from ..loss.registry import KERNEL_PLT, KERNEL_TREE
 from ..loss.topk import plt_top_k, sigmoid_top_k, sort_heap, tree_top_k

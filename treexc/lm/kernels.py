@@ -19,6 +19,7 @@ Shapes (``d`` = dimension, ``T`` = context size, ``B`` = batch size,
 import numpy as np
 from numba import njit
 
+from .. import jitstart  # noqa: F401  (keys the kernel caches on every kernel's source)
 from ..loss.tree_softmax import (
     path_gradient,
     path_log_prob,

@@ -4,6 +4,8 @@ float32 vector arithmetic and the child distribution of a tree node."""
 import numpy as np
 from numba import njit
 
+from .. import jitstart  # noqa: F401  (keys the kernel caches on every kernel's source)
+
 
 @njit(cache=True, nogil=True, fastmath=True, inline="always")
 def dot(a, b):

@@ -32,6 +32,7 @@ position ``q`` of each label of the example (every label, not one drawn),
 import numpy as np
 from numba import njit
 
+from .. import jitstart  # noqa: F401  (keys the kernel caches on every kernel's source)
 from .kernels import axpy, node_sigmoids, safe_log
 
 

@@ -13,6 +13,8 @@ The heap is ``(score, ident)`` in two arrays of at least ``k + 1`` slots.
 
 from numba import njit
 
+from .. import jitstart  # noqa: F401  (keys the kernel caches on every kernel's source)
+
 
 @njit(cache=True, nogil=True, inline="always")
 def _sift_up(score, ident, hole, top, value_score, value_ident):

@@ -17,6 +17,7 @@ a sigmoid, as fastText does.
 import numpy as np
 from numba import njit
 
+from .. import jitstart  # noqa: F401  (keys the kernel caches on every kernel's source)
 from .kernels import dot, node_probabilities, node_sigmoids, sigmoid
 
 

@@ -30,6 +30,7 @@ Statistics for AssignLabels (``trees.learner``): at path position ``q``
 import numpy as np
 from numba import njit
 
+from .. import jitstart  # noqa: F401  (keys the kernel caches on every kernel's source)
 from .kernels import axpy, node_probabilities, node_sigmoids, safe_log
 
 

@@ -21,6 +21,7 @@ Vocabularies are hash tables (``table``).
 import numpy as np
 from numba import njit
 
+from .. import jitstart  # noqa: F401  (keys the kernel caches on every kernel's source)
 from .table import bytes_equal, fnv_hash, signed_widen, table_find, table_insert_slot
 
 

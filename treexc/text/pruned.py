@@ -16,6 +16,7 @@ renumbering is a binary search.
 import numpy as np
 from numba import njit
 
+from .. import jitstart  # noqa: F401  (keys the kernel caches on every kernel's source)
 from ..loss.kernels import searchsorted
 from .dictionary import Corpus, Dictionary
 

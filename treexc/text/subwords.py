@@ -11,6 +11,7 @@ result is fastText's to the bit.
 import numpy as np
 from numba import njit
 
+from .. import jitstart  # noqa: F401  (keys the kernel caches on every kernel's source)
 from .kernels import char_ngrams
 
 

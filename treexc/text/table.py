@@ -12,6 +12,8 @@ hashes widened to 64 bits (:func:`signed_widen`).
 import numpy as np
 from numba import njit
 
+from .. import jitstart  # noqa: F401  (keys the kernel caches on every kernel's source)
+
 _MASK32 = np.uint64(0xFFFFFFFF)
 
 

@@ -16,6 +16,7 @@ that moved has no information there yet.
 import numpy as np
 from numba import njit
 
+from .. import jitstart  # noqa: F401  (keys the kernel caches on every kernel's source)
 from .huffman_kernels import huffman_root_leaves
 
 # the "room by labels alone" pass's mass cap: any finite mass fits, a child

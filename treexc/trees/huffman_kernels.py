@@ -6,6 +6,8 @@ leaves (``assign_kernels``)."""
 import numpy as np
 from numba import njit
 
+from .. import jitstart  # noqa: F401  (keys the kernel caches on every kernel's source)
+
 
 @njit(cache=True, nogil=True)
 def huffman_merges(leaf_mass, arity):

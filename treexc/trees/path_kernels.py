@@ -3,6 +3,8 @@
 import numpy as np
 from numba import njit
 
+from .. import jitstart  # noqa: F401  (keys the kernel caches on every kernel's source)
+
 
 @njit(cache=True, nogil=True)
 def compute_paths(children, n_labels):
