@@ -68,7 +68,7 @@ def test_leaf_rows_follow_their_words():
     W = rng.standard_normal((old.n_internal * 4, 5)).astype(np.float32)
     old_id = np.arange(new.n_internal)
     old_id[old_id >= old.n_internal] = -1
-    W2 = remap_rows(W, old_id, 4)
+    W2 = remap_rows(W, old_id, 4, old.n_internal)
     move_leaf_rows(W2, W, old, new)
     for w in range(30):
         a, b = old.path_off[w + 1] - 1, new.path_off[w + 1] - 1

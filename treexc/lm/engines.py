@@ -8,6 +8,7 @@ Shapes and storage: ``lm.model``'s docstring.
 
 import numpy as np
 
+from ..loss.kernels import scratch_size
 from . import kernels as kern
 
 ADAGRAD_EPS = 1e-10  # torch.optim.Adagrad's default
@@ -119,7 +120,7 @@ class FlatEngine(_Engine):
 class TreeEngine(_Engine):
     def __init__(self, model, batch):
         super().__init__(model, batch)
-        self.probs = np.zeros(max(model.tree.arity, 2), dtype=np.float64)
+        self.probs = np.zeros(scratch_size(model.W, model.tree.children), dtype=np.float64)
         self.lp = np.zeros(batch, dtype=np.float64)
         self.gW = None
         self.gU = None
@@ -140,7 +141,7 @@ class TreeEngine(_Engine):
             self.gW = np.zeros(W.shape, dtype=np.float32)
             self.node_flags = np.zeros(t.n_internal, dtype=np.uint8)
             self.node_list = np.zeros(t.n_internal, dtype=np.int64)
-            self.probs = np.zeros(max(t.arity, 2), dtype=np.float64)
+            self.probs = np.zeros(scratch_size(W, t.children), dtype=np.float64)
         if self.gU is None:
             self.gU = np.zeros(U.shape, dtype=np.float32)
             self.word_flags = np.zeros(len(U), dtype=np.uint8)

@@ -20,6 +20,7 @@ import numpy as np
 from numba import njit
 
 from .. import jitstart  # noqa: F401  (keys the kernel caches on every kernel's source)
+from ..loss.kernels import root_row, root_rows
 from ..loss.tree_softmax import (
     path_gradient,
     path_log_prob,
@@ -107,17 +108,23 @@ def adagrad_node_rows(param, acc, grad, touched, n_touched, flags, children, lr,
     change nothing, and they are most of the work where a node has few
     children (a depth-limited tree's chain links have one child in
     ``arity`` slots: at 201-ary, depth 2, skipping them made an epoch 1.3x
-    faster, the weights bit for bit the same)."""
+    faster, the weights bit for bit the same).  The root's extra rows
+    (``loss.kernels.root_row``) are stepped with the root."""
     arity = children.shape[1]
+    n_root_rows = root_rows(param, children)
     lr = np.float32(lr)
     eps = np.float32(eps)
     for a in range(n_touched):
         n = touched[a]
         flags[n] = 0
-        for k in range(arity):
-            if children[n, k] >= 0:
-                r = n * arity + k
+        for j in range(arity):
+            if children[n, j] >= 0:
+                r = n * arity + j
                 _adagrad_row(param[r], acc[r], grad[r], lr, eps)
+                if n == 0:
+                    for k in range(1, n_root_rows):
+                        r = root_row(children, k, j)
+                        _adagrad_row(param[r], acc[r], grad[r], lr, eps)
 
 
 @njit(cache=True, nogil=True, fastmath=True, error_model="numpy")

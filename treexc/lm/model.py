@@ -7,13 +7,16 @@ Model (Mnih & Hinton's LBL, as in Jernite et al. 2017, section 5): word
 * ``softmax``: a flat softmax ``softmax(r . U[w] + b[w])`` whose output
   embeddings are the input ones (tied), or
 * ``tree``: a tree softmax, ``p(w) = prod over w's path of softmax(W_n r +
-  b_n)[slot]``, one ``M x dim`` matrix (plus biases) per internal node.
+  b_n)[slot]``, one ``M x dim`` matrix (plus biases) per internal node;
+  the root may score each slot by the log-sum-exp of several rows
+  (``-rootRows``, ``loss.kernels``).
 
 Storage: ``C`` is ``(context, dim, dim)`` float32 with ``C[k] = R_{k+1}^T``
 (so ``r = concat_k U[w_{t-k-1}] @ C.reshape(-1, dim)``, one BLAS product for
 a batch).  Biases are an extra last column: the flat model's ``U`` is
 ``(V, dim + 1)`` (``U[:, dim]`` = ``b``), the tree's ``W`` is
-``(n_internal * M, dim + 1)`` and its ``U`` is ``(V, dim)``.
+``((n_internal + rootRows - 1) * M, dim + 1)`` (the root's extra rows
+last) and its ``U`` is ``(V, dim)``.
 
 The ``*Engine`` classes hold one thread's scratch buffers and run a
 training step (gradients of the mean negative log-likelihood of a batch,
@@ -233,9 +236,14 @@ def _checked_parts(header, a):
         contents.check_tree(children, V)
         tree = Tree(children, V)
         W = contents.array(a, "W", "<f4", 2)
+        # files from before -rootRows have one row per root slot
+        args.rootRows = saved.get("rootRows", 1)
+        if not 1 <= args.rootRows <= 64 or (args.rootRows > 1 and tree.arity < 3):
+            raise ValueError(f"{args.rootRows} rows per slot at a {tree.arity}-ary root")
     if not (U.shape == (V, d + (0 if tree is not None else 1))
             and C.shape == (T, d, d)
-            and (tree is None or W.shape == (tree.n_internal * tree.arity, d + 1))):
+            and (tree is None or W.shape == ((tree.n_internal + args.rootRows - 1)
+                                             * tree.arity, d + 1))):
         raise ValueError("matrix shapes do not match")
     if args.batch * (T * d + V + d) > MAX_EVAL_SCRATCH:
         raise ValueError(f"batch {args.batch} needs too much memory to evaluate")

@@ -40,6 +40,7 @@ from ..trees.builders import build_tree, fit_arity, fit_depth
 from ..trees.capacity import check_capacity
 from ..trees.learner import TreeLearner
 from .model import LanguageModel, init_weights, stream_nll
+from .options import root_rows
 
 DIVERGED = 2  # control[0] of a training phase: a batch met a NaN or infinity
 
@@ -326,6 +327,9 @@ DEPTH2_MIN_ARITY = 200
 # all of gutenberg_lm: the paper's uncapped 65-ary tree 166.2, the capped
 # 81-ary one 168.2) and it needs room for twice the vocabulary (a wider tree).
 DEPTH2_MASS_SLACK = 1.0
+# The standard deviation of the root's extra rows at the start (the offline
+# fit of docs/lm.md's "Two rows per root slot" started there).
+ROOT_ROW_INIT = 0.01
 
 
 def tree_shape(args, n_words):
@@ -378,7 +382,13 @@ def new_model(args, vocab, tree, rng):
     U, C = init_weights(vocab.size, args, rng)
     W = None
     if tree is not None:
-        W = np.zeros((tree.n_internal * tree.arity, args.dim + 1), dtype=np.float32)
+        # the nodes' rows start at 0 (as the paper's); the root's extra rows
+        # (loss.kernels.root_row) at small random values: rows started equal
+        # would get equal gradients and stay equal
+        main = tree.n_internal * tree.arity
+        W = np.zeros((main + (root_rows(args, tree.arity) - 1) * tree.arity, args.dim + 1),
+                     dtype=np.float32)
+        W[main:] = rng.normal(0.0, ROOT_ROW_INIT, size=W[main:].shape)
     return LanguageModel(args, vocab, U, C, tree, W)
 
 
@@ -393,6 +403,7 @@ def train_lm(args, reporter_factory=None, echo=None, on_eval=None):
     vocab = build_vocab(data, args.minCount, name)
     if args.loss == "tree":  # the shape the tree will have, saved with the model
         args.depth, args.arity, args.massSlack = tree_shape(args, vocab.size)
+        args.rootRows = root_rows(args, args.arity)
     memory.refuse_oversized(memory.lm_parts(args, vocab.size, args.arity or 2))
     train = Stream(name, vocab.encode(data))
     del data

@@ -1,5 +1,15 @@
 """Small numba building blocks shared by the training and prediction kernels:
-float32 vector arithmetic and the child distribution of a tree node."""
+float32 vector arithmetic and the child distribution of a tree node.
+
+Node rows: internal node ``n`` owns rows ``n*arity .. n*arity + arity - 1``
+of ``w_out`` (one per slot).  The root may own ``K > 1`` rows per slot (the
+language model's ``-rootRows``): rows ``k = 1 .. K-1`` of slot ``j`` follow
+the nodes' rows (:func:`root_row`), ``w_out`` then has
+``(n_internal + K - 1) * arity`` rows, and the kernels read ``K`` from that
+shape (:func:`root_rows`).  The root then scores slot ``j`` by
+``log sum_k exp(row_kj . hidden)``: a group of labels is scored by the best
+of ``K`` directions instead of one (docs/lm.md, "Two rows per root slot").
+"""
 
 import numpy as np
 from numba import njit
@@ -53,14 +63,93 @@ def safe_log(p):
     return np.log(max(p, 1e-30))
 
 
+@njit(cache=True, nogil=True, inline="always")
+def root_rows(w_out, children):
+    """Rows per root slot, ``K`` (module docstring)."""
+    arity = children.shape[1]
+    return 1 + (w_out.shape[0] - children.shape[0] * arity) // arity
+
+
+@njit(cache=True, nogil=True, inline="always")
+def root_row(children, k, j):
+    """The row of ``w_out`` that is the root's ``k``-th row of slot ``j``."""
+    arity = children.shape[1]
+    return j if k == 0 else (children.shape[0] - 1 + k) * arity + j
+
+
+def scratch_size(w_out, children):
+    """Length of the ``probs`` buffer that :func:`node_probabilities` needs
+    to leave the root's row shares for ``tree_softmax.path_gradient``:
+    ``max(arity, 2)``, or ``(K + 1) * arity`` with ``K > 1`` root rows."""
+    arity = children.shape[1]
+    k = 1 + (w_out.shape[0] - children.shape[0] * arity) // arity
+    return max(arity, 2) if k == 1 else (k + 1) * arity
+
+
+@njit(cache=True, nogil=True, fastmath=True)
+def root_mixture_probabilities(w_out, children, hidden, probs):
+    """The root's child distribution with ``K > 1`` rows per slot (module
+    docstring) into ``probs[:arity]``; returns the number of children.
+    Where ``probs`` has room (:func:`scratch_size`), ``probs[(k+1)*arity +
+    j]`` gets row ``k``'s share of slot ``j``'s probability
+    (``exp(row_kj . hidden - score_j)``; the shares of a slot sum to 1):
+    the gradient of ``score_j`` with respect to row ``k`` is that share
+    times ``hidden``."""
+    arity = children.shape[1]
+    n_rows = root_rows(w_out, children)
+    keep = len(probs) >= (n_rows + 1) * arity
+    present = 0
+    top = -np.inf
+    for j in range(arity):
+        probs[j] = 0.0
+        if children[0, j] < 0:
+            continue
+        present += 1
+        # log-sum-exp of the slot's row scores, in one pass
+        m = dot(w_out[j], hidden)
+        z = 1.0
+        if keep:
+            probs[arity + j] = m
+        for k in range(1, n_rows):
+            s = dot(w_out[root_row(children, k, j)], hidden)
+            if keep:
+                probs[(k + 1) * arity + j] = s
+            if s > m:
+                z = z * np.exp(m - s) + 1.0
+                m = s
+            else:
+                z += np.exp(s - m)
+        score = m + np.log(z)
+        probs[j] = score
+        top = max(top, score)
+        if keep:
+            for k in range(n_rows):
+                probs[(k + 1) * arity + j] = np.exp(probs[(k + 1) * arity + j] - score)
+    z = 0.0
+    for j in range(arity):
+        if children[0, j] >= 0:
+            e = np.exp(probs[j] - top)
+            probs[j] = e
+            z += e
+    for j in range(arity):
+        probs[j] /= z
+    if present == 1:  # as node_probabilities: exactly 1
+        for j in range(arity):
+            probs[j] = 1.0 if children[0, j] >= 0 else 0.0
+    return present
+
+
 @njit(cache=True, nogil=True, fastmath=True)
 def node_probabilities(w_out, children, n, hidden, probs):
     """Child distribution of internal node ``n`` into ``probs`` (0 for empty
     slots); returns the number of children.  Binary nodes with both children
     use fastText's sigmoid; a one-child node (a chain link of a depth-limited
-    tree) costs nothing."""
+    tree) costs nothing; a root with several rows per slot:
+    :func:`root_mixture_probabilities`."""
     arity = children.shape[1]
     base = n * arity
+    if n == 0 and w_out.shape[0] > children.shape[0] * arity:
+        return root_mixture_probabilities(w_out, children, hidden, probs)
     if arity == 2 and children[n, 0] >= 0 and children[n, 1] >= 0:
         p1 = sigmoid(dot(w_out[base], hidden))
         probs[0] = 1.0 - p1

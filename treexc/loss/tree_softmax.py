@@ -22,6 +22,10 @@ adds ``coef * (p_j - [j == s]) * row_j`` to the hidden vector's gradient and
 
 (``-lr * (p - y)`` equals ``lr * (y - p)`` bit for bit: negation is exact.)
 
+A root with ``K > 1`` rows per slot (``kernels``' docstring) splits slot
+``j``'s term among its rows by their shares of the slot's probability, so
+``probs`` must have ``kernels.scratch_size`` entries.
+
 Statistics for AssignLabels (``trees.learner``): at path position ``q``
 (an index into ``path_node``), ``stats_p[q, :] += p`` and
 ``stats_n[q] += 1``; float32 or float64 arrays (the caller's choice).
@@ -31,7 +35,14 @@ import numpy as np
 from numba import njit
 
 from .. import jitstart  # noqa: F401  (keys the kernel caches on every kernel's source)
-from .kernels import axpy, node_probabilities, node_sigmoids, safe_log
+from .kernels import (
+    axpy,
+    node_probabilities,
+    node_sigmoids,
+    root_row,
+    root_rows,
+    safe_log,
+)
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -52,6 +63,7 @@ def path_gradient(w_out, children, path_off, path_node, path_slot, target, hidde
     would be exactly zero.  With ``collect`` every node on the path (one-child
     ones included) adds its distribution to ``stats_p``/``stats_n``."""
     arity = children.shape[1]
+    n_root_rows = root_rows(w_out, children)
     for q in range(path_off[target], path_off[target + 1]):
         n = path_node[q]
         slot = path_slot[q]
@@ -60,6 +72,15 @@ def path_gradient(w_out, children, path_off, path_node, path_slot, target, hidde
         loss -= safe_log(probs[slot])
         if present == 1:
             pass  # nothing to learn at a one-child node
+        elif n == 0 and n_root_rows > 1:
+            for j in range(arity):
+                if children[0, j] >= 0:
+                    alpha = coef * (probs[j] - (1.0 if j == slot else 0.0))
+                    for k in range(n_root_rows):
+                        share = np.float32(alpha * probs[(k + 1) * arity + j])
+                        r = root_row(children, k, j)
+                        axpy(share, w_out[r], grad_hidden)
+                        axpy(share, hidden, grad_w[r])
         elif arity == 2 and children[n, 0] >= 0 and children[n, 1] >= 0:
             # a sigmoid on row 0 (fastText's hs): slot 1 is the positive class
             alpha = np.float32(coef * (probs[1] - (1.0 if slot == 1 else 0.0)))

@@ -108,7 +108,7 @@ class TreeLearner:
                                     self.exact_depth, self.label_mass, self.mass_slack)
         remapped = []
         for matrix in node_matrices:
-            moved = remap_rows(matrix, old_id, old.arity)
+            moved = remap_rows(matrix, old_id, old.arity, old.n_internal)
             if leaf_rows:
                 move_leaf_rows(moved, matrix, old, new)
             remapped.append(moved)
@@ -130,16 +130,21 @@ class TreeLearner:
         return remapped
 
 
-def remap_rows(old, old_id, arity):
-    """Rows of a node-indexed matrix (node ``n`` owns rows ``n*arity..``) for
-    a rebuilt tree: new node ``i`` takes old node ``old_id[i]``'s rows, or
-    zeros for a node that did not exist."""
-    new = np.zeros((len(old_id) * arity,) + old.shape[1:], dtype=old.dtype)
+def remap_rows(old, old_id, arity, old_internal):
+    """Rows of a node-indexed matrix (node ``n`` owns rows ``n*arity..``) of
+    a tree of ``old_internal`` internal nodes, for a rebuilt tree: new node
+    ``i`` takes old node ``old_id[i]``'s rows, or zeros for a node that did
+    not exist.  The root's extra rows (after the nodes' rows:
+    ``loss.kernels.root_row``) stay the root's: it is node 0 in both."""
+    main = old_internal * arity
+    new = np.zeros((len(old_id) * arity + len(old) - main,) + old.shape[1:],
+                   dtype=old.dtype)
     kept = np.flatnonzero(old_id >= 0)
     if len(kept):
         src = (old_id[kept][:, None] * arity + np.arange(arity)).ravel()
         dst = (kept[:, None] * arity + np.arange(arity)).ravel()
         new[dst] = old[src]
+    new[len(old_id) * arity:] = old[main:]
     return new
 
 
@@ -147,10 +152,18 @@ def move_leaf_rows(new_mat, old_mat, old_tree, new_tree):
     """Make each word's leaf row follow the word: the row of the slot that
     holds word ``w`` in ``new_tree`` takes the row of ``w``'s slot in
     ``old_tree`` (a leaf slot's row is that word's output vector; the rows
-    of slots that lead to subtrees stay with their node)."""
+    of slots that lead to subtrees stay with their node).  A word at the
+    root in both trees takes its extra root rows along too."""
     M = old_tree.arity
     last_old = old_tree.path_off[1:] - 1
     last_new = new_tree.path_off[1:] - 1
-    src = old_tree.path_node[last_old].astype(np.int64) * M + old_tree.path_slot[last_old]
-    dst = new_tree.path_node[last_new].astype(np.int64) * M + new_tree.path_slot[last_new]
+    old_node = old_tree.path_node[last_old].astype(np.int64)
+    new_node = new_tree.path_node[last_new].astype(np.int64)
+    src = old_node * M + old_tree.path_slot[last_old]
+    dst = new_node * M + new_tree.path_slot[last_new]
     new_mat[dst] = old_mat[src]
+    extra = (len(old_mat) - old_tree.n_internal * M) // M
+    at_root = (old_node == 0) & (new_node == 0)
+    for k in range(1, extra + 1):
+        new_mat[(new_tree.n_internal - 1 + k) * M + dst[at_root]] = \
+            old_mat[(old_tree.n_internal - 1 + k) * M + src[at_root]]

@@ -1,0 +1,165 @@
+"""Several rows per root slot (``-rootRows``, ``loss.kernels``): exact
+probabilities, the gradient, the top-k search, Adagrad, rebuilds and model
+files."""
+
+import numpy as np
+import pytest
+from lm_util import small_model
+
+from treexc.errors import TreexcError
+from treexc.io import modelfile
+from treexc.lm import kernels as kern
+from treexc.lm.model import load_lm, perplexity
+from treexc.lm.options import make_lm_args
+from treexc.loss.kernels import root_row, scratch_size
+from treexc.loss.topk import tree_top_k
+from treexc.loss.tree_softmax import path_gradient, path_log_prob, tree_all_log_probs
+from treexc.trees.builders import build_tree
+from treexc.trees.learner import move_leaf_rows, remap_rows
+
+V, M, DEPTH, DIM = 40, 5, 3, 6
+
+
+def tree_and_rows(root_rows, seed=0):
+    rng = np.random.default_rng(seed)
+    tree = build_tree("random", V, M, DEPTH, rng)
+    W = rng.normal(0.0, 0.7, ((tree.n_internal + root_rows - 1) * M, DIM)).astype(np.float32)
+    return tree, W, rng.normal(0.0, 1.0, DIM).astype(np.float32)
+
+
+def log_probs(tree, W, hidden):
+    out = np.empty(V)
+    tree_all_log_probs(hidden, W, tree.children, V, out)
+    return out
+
+
+@pytest.mark.parametrize("root_rows", [1, 2, 3])
+def test_probabilities_sum_to_one_and_follow_the_rows(root_rows):
+    tree, W, hidden = tree_and_rows(root_rows)
+    lp = log_probs(tree, W, hidden)
+    assert np.exp(lp).sum() == pytest.approx(1.0, abs=1e-9)
+    # the root scores slot j by the log-sum-exp of its rows (numpy), and
+    # the levels below are those of the same tree with one row per slot
+    main = W[:tree.n_internal * M]
+    slot = np.logaddexp.reduce([[float(W[root_row(tree.children, k, j)] @ hidden)
+                                 for j in range(M)] for k in range(root_rows)], axis=0)
+    one = np.array([float(W[j] @ hidden) for j in range(M)])
+    first_slot = tree.path_slot[tree.path_off[:-1]]
+    lp_one_row = log_probs(tree, main, hidden)
+    assert np.allclose(lp - (slot - np.logaddexp.reduce(slot))[first_slot],
+                       lp_one_row - (one - np.logaddexp.reduce(one))[first_slot], atol=1e-9)
+
+
+def test_path_gradient_matches_a_numeric_gradient():
+    tree, W, hidden = tree_and_rows(3, seed=1)
+    probs = np.zeros(scratch_size(W, tree.children))
+
+    def nll(W, hidden, target):
+        return -path_log_prob(W, tree.children, tree.path_off, tree.path_node,
+                              tree.path_slot, target, hidden, np.zeros(M))
+
+    root_rows = list(range(M)) + list(range(tree.n_internal * M, len(W)))
+    for target in (0, 17, V - 1):
+        g_hidden = np.zeros(DIM, dtype=np.float32)
+        g_w = np.zeros_like(W)
+        loss = path_gradient(W, tree.children, tree.path_off, tree.path_node, tree.path_slot,
+                             target, hidden, 1.0, g_hidden, g_w, probs, 0.0, False,
+                             np.zeros((1, 1)), np.zeros(1))
+        assert loss == pytest.approx(nll(W, hidden, target), rel=1e-9)
+        eps = 1e-3
+        for i in range(DIM):
+            up, down = hidden.copy(), hidden.copy()
+            up[i] += eps
+            down[i] -= eps
+            numeric = (nll(W, up, target) - nll(W, down, target)) / (2 * eps)
+            assert g_hidden[i] == pytest.approx(numeric, abs=2e-3)
+        for r in root_rows:
+            for i in range(DIM):
+                up, down = W.copy(), W.copy()
+                up[r, i] += eps
+                down[r, i] -= eps
+                numeric = (nll(up, hidden, target) - nll(down, hidden, target)) / (2 * eps)
+                assert g_w[r, i] == pytest.approx(numeric, abs=2e-3)
+        assert np.abs(g_w[tree.n_internal * M:]).max() > 1e-3  # the extra rows learn
+
+
+def test_top_k_equals_sorting_every_word():
+    tree, W, hidden = tree_and_rows(2, seed=2)
+    lp = log_probs(tree, W, hidden)
+    k = 7
+    bound = tree.children.size + 1
+    heap_s, heap_l = np.empty(k), np.empty(k, dtype=np.int64)
+    size = tree_top_k(W, tree.children, V, hidden, k, -np.inf, heap_s, heap_l,
+                      np.empty(bound, np.int64), np.empty(bound), np.empty(M),
+                      np.empty(M, np.int64))
+    order = np.argsort(-heap_s[:size])
+    assert heap_l[order].tolist() == np.argsort(-lp, kind="stable")[:k].tolist()
+    assert np.allclose(heap_s[order], np.sort(lp)[::-1][:k])
+
+
+def test_adagrad_steps_the_extra_rows_with_the_root():
+    tree, W, _ = tree_and_rows(2, seed=3)
+    rng = np.random.default_rng(3)
+    grad = rng.normal(size=W.shape).astype(np.float32)
+    acc = np.zeros_like(W)
+    before = W.copy()
+    flags = np.zeros(tree.n_internal, dtype=np.uint8)
+    flags[0] = 1
+    kern.adagrad_node_rows(W, acc, grad, np.array([0]), 1, flags, tree.children, 0.1, 1e-8)
+    extra = slice(tree.n_internal * M, None)
+    assert (W[:M] != before[:M]).all() and (W[extra] != before[extra]).all()
+    assert (W[M:tree.n_internal * M] == before[M:tree.n_internal * M]).all()
+    assert not grad[:M].any() and not grad[extra].any() and not flags.any()
+
+
+def test_a_rebuild_keeps_the_extra_rows_with_the_root_and_its_words():
+    rng = np.random.default_rng(4)
+    old = build_tree("random", 12, 4, 2, rng)
+    new = build_tree("random", 12, 4, 2, rng)
+    W = rng.normal(size=((old.n_internal + 1) * 4, 3)).astype(np.float32)
+    old_id = np.arange(new.n_internal)
+    old_id[old_id >= old.n_internal] = -1
+    moved = remap_rows(W, old_id, 4, old.n_internal)
+    assert len(moved) == (new.n_internal + 1) * 4
+    assert (moved[new.n_internal * 4:] == W[old.n_internal * 4:]).all()
+    move_leaf_rows(moved, W, old, new)
+    for w in range(12):
+        a, b = old.path_off[w + 1] - 1, new.path_off[w + 1] - 1
+        if old.path_node[a] == 0 and new.path_node[b] == 0:  # at the root in both
+            assert (moved[root_row(new.children, 1, new.path_slot[b])]
+                    == W[root_row(old.children, 1, old.path_slot[a])]).all()
+
+
+def test_the_default_is_two_rows_and_files_keep_them(tmp_path, sentence_text):
+    text = sentence_text(80)
+    model, _ = small_model(tmp_path, text, loss="tree", arity=4, depth=2, epoch=1)
+    assert model.args.rootRows == 2
+    assert len(model.W) == (model.tree.n_internal + 1) * 4
+    path = str(tmp_path / "m.bin")
+    model.save_model(path)
+    ids = model.vocab.encode(np.frombuffer(sentence_text(5).encode(), dtype=np.uint8))
+    assert load_lm(path).args.rootRows == 2
+    assert perplexity(load_lm(path), ids)[0] == pytest.approx(perplexity(model, ids)[0],
+                                                              rel=1e-6)
+    # a file from before -rootRows: no such option, one row per root slot
+    header, arrays = modelfile.load(path)
+    del header["args"]["rootRows"]
+    arrays = dict(arrays, W=np.ascontiguousarray(arrays["W"][:-4]))
+    modelfile.save(str(tmp_path / "old.bin"), header, arrays)
+    old = load_lm(str(tmp_path / "old.bin"))
+    assert old.args.rootRows == 1 and perplexity(old, ids)[0] > 1.0
+    # rows that do not match the option are refused
+    header["args"]["rootRows"] = 3
+    modelfile.save(str(tmp_path / "bad.bin"), header, arrays)
+    with pytest.raises(TreexcError, match="corrupt language model"):
+        load_lm(str(tmp_path / "bad.bin"))
+
+
+def test_a_binary_root_or_a_flat_softmax_has_no_extra_rows(tmp_path, sentence_text):
+    with pytest.raises(TreexcError, match="rootRows"):
+        make_lm_args(input="x", arity=2, rootRows=2)
+    with pytest.raises(TreexcError, match="rootRows"):
+        make_lm_args(input="x", loss="softmax", rootRows=2)
+    model, _ = small_model(tmp_path, sentence_text(40), loss="tree", arity=2, depth=6,
+                           epoch=1)
+    assert model.args.rootRows == 1 and len(model.W) == model.tree.n_internal * 2
