@@ -68,7 +68,7 @@ def treexc_row(row, a, files, out):
         # -massSlack for every tree row: with -arity 0 it decides the fitted
         # arity (room for the cap), so the rows keep one shape
         cmd += ["-loss", "tree", "-tree", row, "-depth", str(a.depth),
-                "-massSlack", str(a.mass_slack)]
+                "-massSlack", str(a.mass_slack), "-rootRows", str(a.root_rows)]
         if a.arity:
             cmd += ["-arity", str(a.arity)]
         if row == "learned":
@@ -264,7 +264,8 @@ def timing(a, files, out):
     for loss in ("softmax", "tree"):
         args = treexc.make_lm_args(input=files["train"], dim=a.dim, context=a.context,
                                    batch=B, lr=a.lr, loss=loss, thread=1, depth=a.depth,
-                                   arity=a.arity, massSlack=a.mass_slack)
+                                   arity=a.arity, massSlack=a.mass_slack,
+                                   rootRows=a.root_rows if loss == "tree" else 0)
         tree = None
         if loss == "tree":
             depth, arity, _ = treexc.tree_shape(args, vocab.size)
@@ -274,7 +275,9 @@ def timing(a, files, out):
         names = ("U", "C") if tree is None else ("U", "C", "W")   # gradient accumulators
         acc = {k: np.zeros_like(getattr(m, k)) for k in names}
         with treexc.blas_threads(1):
-            measure("flat" if loss == "softmax" else f"tree (M={tree.arity}, D={depth})",
+            k = len(m.W) // tree.arity - tree.n_internal + 1 if tree is not None else 0
+            measure("flat" if loss == "softmax" else
+                    f"tree (M={tree.arity}, D={depth}, {k} root rows)",
                     lambda p: e.train(ids, p, len(p), a.lr, acc),
                     lambda p: e.batch_nll(ids, p, len(p)),
                     a.timing_batches // (10 if loss == "softmax" else 1))
@@ -315,6 +318,7 @@ OPTIONS = [  # (flag, default, help)
     ("--arity", 0, None), ("--tree-updates", 50, None), ("--eval-per-epoch", 1, None),
     ("--seed", 0, None), ("--timing-batches", 300, None), ("--treexc", TREEXC, None),
     ("--mass-slack", 0.0, "-massSlack of the learned tree"),
+    ("--root-rows", 0, "-rootRows of the tree rows (0: treexc's rule)"),
     ("--cutoffs", "2000,10000", "AdaptiveLogSoftmaxWithLoss cutoffs"),
     ("--torch-threads", 0, "torch.set_num_threads for PyTorch rows (default: --thread)"),
     ("--torch-max-batches", 0, "stop PyTorch rows after this many batches (timing rows)"),

@@ -10,7 +10,7 @@ from treexc.errors import TreexcError
 from treexc.io import modelfile
 from treexc.lm import kernels as kern
 from treexc.lm.model import load_lm, perplexity
-from treexc.lm.options import make_lm_args
+from treexc.lm.options import make_lm_args, root_rows
 from treexc.loss.kernels import root_row, scratch_size
 from treexc.loss.topk import tree_top_k
 from treexc.loss.tree_softmax import path_gradient, path_log_prob, tree_all_log_probs
@@ -130,10 +130,20 @@ def test_a_rebuild_keeps_the_extra_rows_with_the_root_and_its_words():
                     == W[root_row(old.children, 1, old.path_slot[a])]).all()
 
 
-def test_the_default_is_two_rows_and_files_keep_them(tmp_path, sentence_text):
+@pytest.mark.parametrize("words,arity,rows", [
+    (5_028, 200, 2), (12_799, 200, 2), (12_800, 200, 4), (20_035, 201, 4), (83_072, 408, 4),
+    (256_375, 64, 4), (255, 4, 2), (256, 4, 4), (40, 2, 1)])
+def test_default_rows_per_root_slot(words, arity, rows):
+    """docs/lm.md, "Several rows per root slot": 4 where the root's slots
+    hold 64 words or more on average, else 2; one at a binary root."""
+    assert root_rows(make_lm_args(input="x"), arity, words) == rows
+    assert root_rows(make_lm_args(input="x", rootRows=3), max(arity, 3), words) == 3
+
+
+def test_the_default_rows_and_files_keep_them(tmp_path, sentence_text):
     text = sentence_text(80)
-    model, _ = small_model(tmp_path, text, loss="tree", arity=4, depth=2, epoch=1)
-    assert model.args.rootRows == 2
+    model, _ = small_model(tmp_path, text, loss="tree", arity=4, depth=2, epoch=1,
+                           rootRows=2)
     assert len(model.W) == (model.tree.n_internal + 1) * 4
     path = str(tmp_path / "m.bin")
     model.save_model(path)

@@ -386,8 +386,8 @@ def new_model(args, vocab, tree, rng):
         # (loss.kernels.root_row) at small random values: rows started equal
         # would get equal gradients and stay equal
         main = tree.n_internal * tree.arity
-        W = np.zeros((main + (root_rows(args, tree.arity) - 1) * tree.arity, args.dim + 1),
-                     dtype=np.float32)
+        extra = (root_rows(args, tree.arity, vocab.size) - 1) * tree.arity
+        W = np.zeros((main + extra, args.dim + 1), dtype=np.float32)
         W[main:] = rng.normal(0.0, ROOT_ROW_INIT, size=W[main:].shape)
     return LanguageModel(args, vocab, U, C, tree, W)
 
@@ -403,7 +403,7 @@ def train_lm(args, reporter_factory=None, echo=None, on_eval=None):
     vocab = build_vocab(data, args.minCount, name)
     if args.loss == "tree":  # the shape the tree will have, saved with the model
         args.depth, args.arity, args.massSlack = tree_shape(args, vocab.size)
-        args.rootRows = root_rows(args, args.arity)
+        args.rootRows = root_rows(args, args.arity, vocab.size)
     memory.refuse_oversized(memory.lm_parts(args, vocab.size, args.arity or 2))
     train = Stream(name, vocab.encode(data))
     del data

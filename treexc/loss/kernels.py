@@ -94,45 +94,49 @@ def root_mixture_probabilities(w_out, children, hidden, probs):
     j]`` gets row ``k``'s share of slot ``j``'s probability
     (``exp(row_kj . hidden - score_j)``; the shares of a slot sum to 1):
     the gradient of ``score_j`` with respect to row ``k`` is that share
-    times ``hidden``."""
+    times ``hidden``.  Without room the row scores are computed twice."""
     arity = children.shape[1]
     n_rows = root_rows(w_out, children)
     keep = len(probs) >= (n_rows + 1) * arity
     present = 0
-    top = -np.inf
+    top = -1e300  # finite: fastmath assumes there are no infinities
+    # each slot's best row score in probs[j], every row's score kept
     for j in range(arity):
         probs[j] = 0.0
         if children[0, j] < 0:
             continue
         present += 1
-        # log-sum-exp of the slot's row scores, in one pass
-        m = dot(w_out[j], hidden)
-        z = 1.0
-        if keep:
-            probs[arity + j] = m
-        for k in range(1, n_rows):
+        best = -1e300
+        for k in range(n_rows):
             s = dot(w_out[root_row(children, k, j)], hidden)
             if keep:
                 probs[(k + 1) * arity + j] = s
-            if s > m:
-                z = z * np.exp(m - s) + 1.0
-                m = s
+            best = max(best, s)
+        probs[j] = best
+        top = max(top, best)
+    # slot j's weight exp(score_j - top) = exp(best_j - top) * sum_k
+    # exp(s_kj - best_j): no log, and the sum is at least 1 (no 0/0 in the
+    # shares however far the slot is below the best one)
+    total = 0.0
+    for j in range(arity):
+        if children[0, j] < 0:
+            continue
+        best = probs[j]
+        z = 0.0
+        for k in range(n_rows):
+            if keep:
+                e = np.exp(probs[(k + 1) * arity + j] - best)
+                probs[(k + 1) * arity + j] = e
             else:
-                z += np.exp(s - m)
-        score = m + np.log(z)
-        probs[j] = score
-        top = max(top, score)
+                e = np.exp(dot(w_out[root_row(children, k, j)], hidden) - best)
+            z += e
         if keep:
             for k in range(n_rows):
-                probs[(k + 1) * arity + j] = np.exp(probs[(k + 1) * arity + j] - score)
-    z = 0.0
+                probs[(k + 1) * arity + j] /= z
+        probs[j] = np.exp(best - top) * z
+        total += probs[j]
     for j in range(arity):
-        if children[0, j] >= 0:
-            e = np.exp(probs[j] - top)
-            probs[j] = e
-            z += e
-    for j in range(arity):
-        probs[j] /= z
+        probs[j] /= total
     if present == 1:  # as node_probabilities: exactly 1
         for j in range(arity):
             probs[j] = 1.0 if children[0, j] >= 0 else 0.0
