@@ -161,7 +161,7 @@ def lm_parts(args, vocab=1, arity=2):
               "-batch/-context/-thread")]
     if tree:
         internal = balanced_internal_nodes(vocab, arity, args.depth)
-        rows = (internal + max(args.rootRows, 2) - 1) * arity  # 0: by rule, at most 2
+        rows = (internal + max(args.rootRows, 4) - 1) * arity  # 0: the default, 4
         parts.append(("tree weights", rows * (d + 1) * f32 * copies,
                       "-arity/-dim/-thread"))
         parts.append(("tree", rows * 8, "-arity"))

@@ -2,6 +2,8 @@
 probabilities, the gradient, the top-k search, Adagrad, rebuilds and model
 files."""
 
+import copy
+
 import numpy as np
 import pytest
 from lm_util import small_model
@@ -56,7 +58,7 @@ def test_path_gradient_matches_a_numeric_gradient():
 
     def nll(W, hidden, target):
         return -path_log_prob(W, tree.children, tree.path_off, tree.path_node,
-                              tree.path_slot, target, hidden, np.zeros(M))
+                              tree.path_slot, target, hidden, np.zeros(len(probs)))
 
     root_rows = list(range(M)) + list(range(tree.n_internal * M, len(W)))
     for target in (0, 17, V - 1):
@@ -90,8 +92,8 @@ def test_top_k_equals_sorting_every_word():
     bound = tree.children.size + 1
     heap_s, heap_l = np.empty(k), np.empty(k, dtype=np.int64)
     size = tree_top_k(W, tree.children, V, hidden, k, -np.inf, heap_s, heap_l,
-                      np.empty(bound, np.int64), np.empty(bound), np.empty(M),
-                      np.empty(M, np.int64))
+                      np.empty(bound, np.int64), np.empty(bound),
+                      np.empty(scratch_size(W, tree.children)), np.empty(M, np.int64))
     order = np.argsort(-heap_s[:size])
     assert heap_l[order].tolist() == np.argsort(-lp, kind="stable")[:k].tolist()
     assert np.allclose(heap_s[order], np.sort(lp)[::-1][:k])
@@ -130,14 +132,11 @@ def test_a_rebuild_keeps_the_extra_rows_with_the_root_and_its_words():
                     == W[root_row(old.children, 1, old.path_slot[a])]).all()
 
 
-@pytest.mark.parametrize("words,arity,rows", [
-    (5_028, 200, 2), (12_799, 200, 2), (12_800, 200, 4), (20_035, 201, 4), (83_072, 408, 4),
-    (256_375, 64, 4), (255, 4, 2), (256, 4, 4), (40, 2, 1)])
-def test_default_rows_per_root_slot(words, arity, rows):
-    """docs/lm.md, "Several rows per root slot": 4 where the root's slots
-    hold 64 words or more on average, else 2; one at a binary root."""
-    assert root_rows(make_lm_args(input="x"), arity, words) == rows
-    assert root_rows(make_lm_args(input="x", rootRows=3), max(arity, 3), words) == 3
+def test_default_rows_per_root_slot():
+    """docs/lm.md, "Several rows per root slot": four at a softmax root,
+    one at a binary root (one sigmoid), -rootRows where given."""
+    assert [root_rows(make_lm_args(input="x"), arity) for arity in (2, 3, 200)] == [1, 4, 4]
+    assert root_rows(make_lm_args(input="x", rootRows=3), 5) == 3
 
 
 def test_the_default_rows_and_files_keep_them(tmp_path, sentence_text):
@@ -173,3 +172,27 @@ def test_a_binary_root_or_a_flat_softmax_has_no_extra_rows(tmp_path, sentence_te
     model, _ = small_model(tmp_path, sentence_text(40), loss="tree", arity=2, depth=6,
                            epoch=1)
     assert model.args.rootRows == 1 and len(model.W) == model.tree.n_internal * 2
+
+
+@pytest.mark.parametrize("rows", [1, 3])
+def test_the_batch_root_step_equals_the_per_position_kernels(tmp_path, sentence_text, rows):
+    """The engine scores the root of a whole batch with BLAS products; a
+    training step and an evaluation must equal those of the path kernels
+    that score it position by position (``tree_batch_grad``)."""
+    model, _ = small_model(tmp_path, sentence_text(80), loss="tree", tree="random", arity=5,
+                           depth=2, epoch=1, rootRows=rows)
+    ids = model.vocab.encode(np.frombuffer(sentence_text(30, seed=2).encode(), np.uint8))
+    positions = np.arange(40, dtype=np.int64)
+    results = []
+    for blas in (True, False):
+        m = copy.deepcopy(model)
+        e = m.engine(64)
+        assert e.root_blas
+        e.root_blas = blas
+        acc = {name: np.zeros_like(getattr(m, name)) for name in ("U", "C", "W")}
+        loss = e.train(ids, positions, len(positions), 0.1, acc)
+        results.append((loss, e.batch_nll(ids, positions, len(positions)), m.U, m.C, m.W))
+    (loss_a, nll_a, *weights_a), (loss_b, nll_b, *weights_b) = results
+    assert loss_a == pytest.approx(loss_b, rel=1e-5) and nll_a == pytest.approx(nll_b, rel=1e-5)
+    for a, b in zip(weights_a, weights_b):
+        assert np.allclose(a, b, rtol=1e-4, atol=1e-6)

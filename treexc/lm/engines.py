@@ -118,19 +118,58 @@ class FlatEngine(_Engine):
 
 
 class TreeEngine(_Engine):
+    """The tree softmax.  Where the root is a softmax (arity 3 or more) its
+    row scores for the whole batch are one BLAS product, and so are its
+    parts of the gradients: the root is on every path, and at depth 2 it is
+    half of a position's work or more (all of it with several rows a slot,
+    ``-rootRows``); the kernels do the nodes below."""
+
     def __init__(self, model, batch):
         super().__init__(model, batch)
-        self.probs = np.zeros(scratch_size(model.W, model.tree.children), dtype=np.float64)
+        t = model.tree
+        self.probs = np.zeros(scratch_size(model.W, t.children), dtype=np.float64)
         self.lp = np.zeros(batch, dtype=np.float64)
+        self.root_blas = t.arity >= 3
+        if self.root_blas:  # the root's rows: W[:M], then W[n_internal * M:]
+            n_root = len(model.W) - (t.n_internal - 1) * t.arity
+            self.S = np.zeros((batch, n_root), dtype=np.float32)
+            self.G = np.zeros((batch, n_root), dtype=np.float32)
         self.gW = None
         self.gU = None
+
+    def root_scores(self, n):
+        """``S[:n]``: every root row's score for the batch's hidden vectors."""
+        W, M = self.model.W, self.model.tree.arity
+        main = self.model.tree.n_internal * M
+        r = self.r_aug[:n]
+        np.matmul(r, W[:M].T, out=self.S[:n, :M])
+        if len(W) > main:
+            np.matmul(r, W[main:].T, out=self.S[:n, M:])
+        return self.S[:n]
+
+    def root_backward(self, n):
+        """The root's part of the batch's gradients from its score
+        coefficients ``G[:n]``: into ``dr`` and the root's rows of ``gW``."""
+        W, M = self.model.W, self.model.tree.arity
+        main = self.model.tree.n_internal * M
+        G, r = self.G[:n], self.r_aug[:n]
+        self.dr[:n] += G[:, :M] @ W[:M]
+        np.matmul(G[:, :M].T, r, out=self.gW[:M])
+        if len(W) > main:
+            self.dr[:n] += G[:, M:] @ W[main:]
+            np.matmul(G[:, M:].T, r, out=self.gW[main:])
 
     def batch_nll(self, ids, positions, n):
         m = self.model
         self.forward_context(ids, positions, n)
         t = m.tree
-        kern.tree_log_probs(self.r_aug, self.targets, n, m.W, t.children, t.path_off,
-                            t.path_node, t.path_slot, self.probs, self.lp)
+        if self.root_blas:
+            kern.tree_log_probs_given_root(self.r_aug, self.targets, n, m.W, t.children,
+                                           t.path_off, t.path_node, t.path_slot,
+                                           self.root_scores(n), self.probs, self.lp)
+        else:
+            kern.tree_log_probs(self.r_aug, self.targets, n, m.W, t.children, t.path_off,
+                                t.path_node, t.path_slot, self.probs, self.lp)
         return -float(self.lp[:n].sum())
 
     def train(self, ids, positions, n, lr, acc, collect=False, stats_p=None, stats_n=None):
@@ -141,7 +180,6 @@ class TreeEngine(_Engine):
             self.gW = np.zeros(W.shape, dtype=np.float32)
             self.node_flags = np.zeros(t.n_internal, dtype=np.uint8)
             self.node_list = np.zeros(t.n_internal, dtype=np.int64)
-            self.probs = np.zeros(scratch_size(W, t.children), dtype=np.float64)
         if self.gU is None:
             self.gU = np.zeros(U.shape, dtype=np.float32)
             self.word_flags = np.zeros(len(U), dtype=np.uint8)
@@ -151,10 +189,18 @@ class TreeEngine(_Engine):
             stats_n = np.zeros(1)
         self.forward_context(ids, positions, n)
         self.dr[:n] = 0.0
-        loss, nt = kern.tree_batch_grad(
-            self.r_aug, self.targets, n, W, t.children, t.path_off, t.path_node,
-            t.path_slot, np.float32(1.0 / n), self.dr, self.gW, self.node_flags,
-            self.node_list, 0, self.probs, collect, stats_p, stats_n)
+        scale = np.float32(1.0 / n)
+        if self.root_blas:
+            loss, nt = kern.tree_batch_grad_given_root(
+                self.r_aug, self.targets, n, W, t.children, t.path_off, t.path_node,
+                t.path_slot, self.root_scores(n), scale, self.dr, self.gW, self.G,
+                self.node_flags, self.node_list, 0, self.probs, collect, stats_p, stats_n)
+            self.root_backward(n)
+        else:
+            loss, nt = kern.tree_batch_grad(
+                self.r_aug, self.targets, n, W, t.children, t.path_off, t.path_node,
+                t.path_slot, scale, self.dr, self.gW, self.node_flags, self.node_list, 0,
+                self.probs, collect, stats_p, stats_n)
         kern.adagrad_node_rows(W, acc["W"], self.gW, self.node_list, nt, self.node_flags,
                                t.children, lr, ADAGRAD_EPS)
         dE = self.backward_context(n, lr, acc["C"])
@@ -163,4 +209,3 @@ class TreeEngine(_Engine):
         kern.adagrad_rows(U, acc["U"], self.gU, self.word_list, nu, self.word_flags, lr,
                           ADAGRAD_EPS)
         return loss
-

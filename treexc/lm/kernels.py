@@ -20,10 +20,13 @@ import numpy as np
 from numba import njit
 
 from .. import jitstart  # noqa: F401  (keys the kernel caches on every kernel's source)
-from ..loss.kernels import root_row, root_rows
+from ..loss.kernels import mixture_probabilities, root_row, root_rows, safe_log
 from ..loss.tree_softmax import (
+    add_statistics,
     path_gradient,
     path_log_prob,
+    path_part_gradient,
+    path_part_log_prob,
     path_statistics,
 )
 
@@ -239,6 +242,61 @@ def tree_log_probs(r_aug, targets, n_pos, W, children, path_off, path_node, path
     for i in range(n_pos):
         out[i] = path_log_prob(W, children, path_off, path_node, path_slot, targets[i],
                                r_aug[i], probs)
+
+
+@njit(cache=True, nogil=True, fastmath=True, error_model="numpy")
+def tree_batch_grad_given_root(r_aug, targets, n_pos, W, children, path_off, path_node,
+                               path_slot, root_scores, scale, dr, gW, root_coef, node_flags,
+                               touched, n_touched, probs, collect, stats_p, stats_n):
+    """:func:`tree_batch_grad` with the root's row scores given
+    (``root_scores[i, k*arity + j]``, one BLAS product for the batch: the
+    root is on every path).  The root's part of the gradient with respect
+    to those scores goes to ``root_coef[i]`` (``scale * (p_j - [j ==
+    slot]) * share_kj``, ``loss.kernels.mixture_probabilities``) for the
+    caller's products into ``dr`` and the root's rows of ``gW``; the nodes
+    below go through ``path_part_gradient`` as in :func:`tree_batch_grad`.
+    The root goes on ``touched``."""
+    arity = children.shape[1]
+    n_scores = root_scores.shape[1]
+    loss = 0.0
+    if node_flags[0] == 0:
+        node_flags[0] = 1
+        touched[n_touched] = 0
+        n_touched += 1
+    for i in range(n_pos):
+        target = targets[i]
+        q0, q1 = path_off[target], path_off[target + 1]
+        for q in range(q0 + 1, q1):
+            n = path_node[q]
+            if node_flags[n] == 0:
+                node_flags[n] = 1
+                touched[n_touched] = n
+                n_touched += 1
+        mixture_probabilities(root_scores[i], children, probs)
+        slot = path_slot[q0]
+        loss -= safe_log(probs[slot])
+        for j in range(arity):
+            alpha = scale * (probs[j] - (1.0 if j == slot else 0.0))
+            for k in range(n_scores // arity):
+                root_coef[i, k * arity + j] = alpha * probs[(k + 1) * arity + j]
+        if collect:
+            add_statistics(stats_p, stats_n, q0, probs)
+        loss = path_part_gradient(W, children, path_node, path_slot, q0 + 1, q1, r_aug[i],
+                                  scale, dr[i], gW, probs, loss, collect, stats_p, stats_n)
+    return loss, n_touched
+
+
+@njit(cache=True, nogil=True, fastmath=True, error_model="numpy")
+def tree_log_probs_given_root(r_aug, targets, n_pos, W, children, path_off, path_node,
+                              path_slot, root_scores, probs, out):
+    """:func:`tree_log_probs` with the root's row scores given (as
+    :func:`tree_batch_grad_given_root`)."""
+    for i in range(n_pos):
+        target = targets[i]
+        q0 = path_off[target]
+        mixture_probabilities(root_scores[i], children, probs, False)
+        out[i] = np.log(max(probs[path_slot[q0]], 1e-300)) + path_part_log_prob(
+            W, children, path_node, path_slot, q0 + 1, path_off[target + 1], r_aug[i], probs)
 
 
 @njit(cache=True, nogil=True, fastmath=True, error_model="numpy")

@@ -30,6 +30,7 @@ import numpy as np
 
 from ..errors import TreexcError
 from ..io import contents, modelfile
+from ..loss.kernels import scratch_size
 from ..loss.topk import tree_top_k
 from ..loss.tree_softmax import tree_all_log_probs
 from ..options import check_integer, option_values, shape_names
@@ -162,7 +163,7 @@ class LanguageModel:
             heap_l = np.empty(k, dtype=np.int64)
             size = tree_top_k(np.asarray(self.W), children, self.vocab.size, r, k, -np.inf,
                               heap_s, heap_l, np.empty(bound, np.int64), np.empty(bound),
-                              np.empty(max(M, 2)), np.empty(M, np.int64))
+                              np.empty(scratch_size(self.W, children)), np.empty(M, np.int64))
             order = np.argsort(-heap_s[:size], kind="stable")
             ids, scores = heap_l[:size][order], heap_s[:size][order]
         else:

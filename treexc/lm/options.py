@@ -76,9 +76,8 @@ class LMArgs:
                                "of) epochs, then frozen (0 = the first half of training)",
                                at_least=0)
     rootRows: int = option(0, "rows per root slot: the root scores a group of words by the "
-                           "log-sum-exp of this many rows (0 = where the root is a "
-                           "softmax, arity >= 3: 4 if its slots hold 64 words or more on "
-                           "average, else 2; 1 at a binary root)", at_least=0, at_most=64,
+                           "log-sum-exp of this many rows (0 = 4 where the root is a "
+                           "softmax, arity >= 3; 1 at a binary root)", at_least=0, at_most=64,
                            saved=IF_SET)  # a tree's is set; files before it: 1
     leafRows: int = option(1, "1: on a rebuild a word takes its leaf row (output vector) "
                            "along; 0: rows stay with the slot", choices=(0, 1))
@@ -115,37 +114,32 @@ def validate(args):
     if args.loss == "softmax" and args.rootRows > 1:
         bad_option("rootRows", args.rootRows, "-loss softmax has no tree (use -loss tree)")
     if args.arity == 2:
-        root_rows(args, 2, 0)
+        root_rows(args, 2)
     return args
 
 
-# -rootRows 0 (the default): several rows per root slot where the root is a
+# -rootRows 0 (the default): four rows per root slot where the root is a
 # softmax.  The root is where the tree loses to the flat softmax (one row
 # scores a group of words that the flat softmax scores with a row each);
 # fitted offline on KJV's context vectors, -log p(group) fell 2.649 -> 2.615
 # -> 2.583 nats with 1, 2, 4 rows, the flat softmax's group sums 2.605.
-# Trained (-dim 100 -epoch 1, validation perplexity, rows 1 / 2 / 4, flat):
-# KJV 43.33 / 41.62 / 40.66, 42.80; first 1M tokens of gutenberg_lm 89.29 /
-# 86.24 / 84.63, 88.96; first 5M tokens 88.47 / 84.32 / 80.66, 88.27.  Each
-# extra row costs a root's worth of dot products: on the 1M tokens (8,385
-# words, 42 per root slot) 2.02 / 3.19 / 4.95 ms per batch against the flat
-# softmax's 8.07, so four rows would leave the tree 1.6 times faster than
-# the flat softmax; on the 5M tokens (20,035 words, 100 per slot) four rows
-# cost 1.3 times two and stay 4.6 times faster.  So: two rows, four where
-# the root's slots hold 64 words or more on average (docs/lm.md, "Several
-# rows per root slot"; confirmed on corpora not used to choose).
-FEW_ROOT_ROWS, MANY_ROOT_ROWS = 2, 4
-MANY_ROOT_ROWS_FROM = 64  # words per root slot
+# Trained (-dim 100 -epoch 1, validation perplexity, rows 1 / 2 / 4 / 6,
+# flat): KJV 43.33 / 41.62 / 40.66 / 40.22, 42.80; first 1M tokens of
+# gutenberg_lm 89.29 / 86.24 / 84.63 / 84.42, 88.96; first 5M tokens 88.47 /
+# 84.32 / 80.66, 88.27: four is where the gains flatten.  With the root's
+# rows scored by BLAS products (lm/engines.py), one thread, ms per training
+# batch, rows 1 / 2 / 4, flat: 1M tokens (8,385 words) 1.96 / 3.1 / 4.6,
+# 13-16; 5M tokens (20,035 words) 3.1-3.5 / - / 4.3-4.6, 33-39 (docs/lm.md,
+# "Several rows per root slot"; confirmed on corpora not used to choose).
+DEFAULT_ROOT_ROWS = 4
 
 
-def root_rows(args, arity, n_words):
-    """Rows per root slot of a tree of ``arity`` over ``n_words`` words:
-    ``-rootRows`` or the rule above."""
+def root_rows(args, arity):
+    """Rows per root slot of a tree of ``arity``: ``-rootRows`` or the
+    default above."""
     if args.rootRows > 1 and arity < 3:
         bad_option("rootRows", args.rootRows, f"the tree is {arity}-ary: a binary root is "
                    "one sigmoid")
     if args.rootRows:
         return args.rootRows
-    if arity < 3:
-        return 1
-    return MANY_ROOT_ROWS if n_words >= MANY_ROOT_ROWS_FROM * arity else FEW_ROOT_ROWS
+    return DEFAULT_ROOT_ROWS if arity >= 3 else 1

@@ -328,7 +328,7 @@ DEPTH2_MIN_ARITY = 200
 # 81-ary one 168.2) and it needs room for twice the vocabulary (a wider tree).
 DEPTH2_MASS_SLACK = 1.0
 # The standard deviation of the root's extra rows at the start (the offline
-# fit of docs/lm.md's "Two rows per root slot" started there).
+# fit of docs/lm.md's "Several rows per root slot" started there).
 ROOT_ROW_INIT = 0.01
 
 
@@ -386,7 +386,7 @@ def new_model(args, vocab, tree, rng):
         # (loss.kernels.root_row) at small random values: rows started equal
         # would get equal gradients and stay equal
         main = tree.n_internal * tree.arity
-        extra = (root_rows(args, tree.arity, vocab.size) - 1) * tree.arity
+        extra = (root_rows(args, tree.arity) - 1) * tree.arity
         W = np.zeros((main + extra, args.dim + 1), dtype=np.float32)
         W[main:] = rng.normal(0.0, ROOT_ROW_INIT, size=W[main:].shape)
     return LanguageModel(args, vocab, U, C, tree, W)
@@ -403,7 +403,7 @@ def train_lm(args, reporter_factory=None, echo=None, on_eval=None):
     vocab = build_vocab(data, args.minCount, name)
     if args.loss == "tree":  # the shape the tree will have, saved with the model
         args.depth, args.arity, args.massSlack = tree_shape(args, vocab.size)
-        args.rootRows = root_rows(args, args.arity, vocab.size)
+        args.rootRows = root_rows(args, args.arity)
     memory.refuse_oversized(memory.lm_parts(args, vocab.size, args.arity or 2))
     train = Stream(name, vocab.encode(data))
     del data

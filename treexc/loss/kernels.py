@@ -78,40 +78,38 @@ def root_row(children, k, j):
 
 
 def scratch_size(w_out, children):
-    """Length of the ``probs`` buffer that :func:`node_probabilities` needs
-    to leave the root's row shares for ``tree_softmax.path_gradient``:
-    ``max(arity, 2)``, or ``(K + 1) * arity`` with ``K > 1`` root rows."""
+    """Length of the ``probs`` buffer of :func:`node_probabilities`,
+    :func:`mixture_probabilities` and the kernels that call them: room for
+    a node's distribution and the root's ``K`` row shares a slot,
+    ``(K + 1) * arity``."""
     arity = children.shape[1]
-    k = 1 + (w_out.shape[0] - children.shape[0] * arity) // arity
-    return max(arity, 2) if k == 1 else (k + 1) * arity
+    return (2 + (w_out.shape[0] - children.shape[0] * arity) // arity) * arity
 
 
 @njit(cache=True, nogil=True, fastmath=True)
-def root_mixture_probabilities(w_out, children, hidden, probs):
-    """The root's child distribution with ``K > 1`` rows per slot (module
-    docstring) into ``probs[:arity]``; returns the number of children.
-    Where ``probs`` has room (:func:`scratch_size`), ``probs[(k+1)*arity +
-    j]`` gets row ``k``'s share of slot ``j``'s probability
-    (``exp(row_kj . hidden - score_j)``; the shares of a slot sum to 1):
-    the gradient of ``score_j`` with respect to row ``k`` is that share
-    times ``hidden``.  Without room the row scores are computed twice."""
+def mixture_probabilities(scores, children, probs, with_shares=True):
+    """The root's child distribution from its row scores (``scores[k*arity
+    + j]``: row ``k`` of slot ``j``, ``K = len(scores) // arity`` rows a
+    slot; module docstring) into ``probs[:arity]``, and row ``k``'s share
+    of slot ``j``'s probability into ``probs[(k+1)*arity + j]``
+    (``exp(s_kj - score_j)``, the shares of a slot sum to 1: the gradient
+    of ``score_j`` with respect to row ``k`` is that share times the hidden
+    vector; not without ``with_shares``).  ``scores`` may be
+    ``probs[arity:]`` itself.  Returns the number of children."""
     arity = children.shape[1]
-    n_rows = root_rows(w_out, children)
-    keep = len(probs) >= (n_rows + 1) * arity
+    n_rows = len(scores) // arity
+    if len(probs) < (n_rows + 1) * arity:
+        raise ValueError("probs is smaller than scratch_size")
     present = 0
     top = -1e300  # finite: fastmath assumes there are no infinities
-    # each slot's best row score in probs[j], every row's score kept
-    for j in range(arity):
+    for j in range(arity):  # each slot's best row score in probs[j]
         probs[j] = 0.0
         if children[0, j] < 0:
             continue
         present += 1
         best = -1e300
         for k in range(n_rows):
-            s = dot(w_out[root_row(children, k, j)], hidden)
-            if keep:
-                probs[(k + 1) * arity + j] = s
-            best = max(best, s)
+            best = max(best, scores[k * arity + j])
         probs[j] = best
         top = max(top, best)
     # slot j's weight exp(score_j - top) = exp(best_j - top) * sum_k
@@ -122,17 +120,20 @@ def root_mixture_probabilities(w_out, children, hidden, probs):
         if children[0, j] < 0:
             continue
         best = probs[j]
-        z = 0.0
-        for k in range(n_rows):
-            if keep:
-                e = np.exp(probs[(k + 1) * arity + j] - best)
-                probs[(k + 1) * arity + j] = e
-            else:
-                e = np.exp(dot(w_out[root_row(children, k, j)], hidden) - best)
-            z += e
-        if keep:
+        z = 1.0
+        if n_rows == 1:  # one row: its score is the slot's, its share 1
+            if with_shares:
+                probs[arity + j] = 1.0
+        else:
+            z = 0.0
             for k in range(n_rows):
-                probs[(k + 1) * arity + j] /= z
+                e = np.exp(scores[k * arity + j] - best)
+                if with_shares:
+                    probs[(k + 1) * arity + j] = e
+                z += e
+            if with_shares:
+                for k in range(n_rows):
+                    probs[(k + 1) * arity + j] /= z
         probs[j] = np.exp(best - top) * z
         total += probs[j]
     for j in range(arity):
@@ -141,6 +142,21 @@ def root_mixture_probabilities(w_out, children, hidden, probs):
         for j in range(arity):
             probs[j] = 1.0 if children[0, j] >= 0 else 0.0
     return present
+
+
+@njit(cache=True, nogil=True, fastmath=True)
+def root_mixture_probabilities(w_out, children, hidden, probs):
+    """:func:`mixture_probabilities` of the root's rows for ``hidden``
+    (``K > 1`` rows a slot; ``probs`` of :func:`scratch_size`)."""
+    arity = children.shape[1]
+    n_rows = root_rows(w_out, children)
+    if len(probs) < (n_rows + 1) * arity:  # as mixture_probabilities: before writing
+        raise ValueError("probs is smaller than scratch_size")
+    for k in range(n_rows):
+        for j in range(arity):
+            probs[(k + 1) * arity + j] = (dot(w_out[root_row(children, k, j)], hidden)
+                                          if children[0, j] >= 0 else 0.0)
+    return mixture_probabilities(probs[arity:(n_rows + 1) * arity], children, probs)
 
 
 @njit(cache=True, nogil=True, fastmath=True)

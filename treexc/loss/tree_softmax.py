@@ -62,9 +62,20 @@ def path_gradient(w_out, children, path_off, path_node, path_slot, target, hidde
     A one-child node is skipped: its probability is exactly 1, so its update
     would be exactly zero.  With ``collect`` every node on the path (one-child
     ones included) adds its distribution to ``stats_p``/``stats_n``."""
+    return path_part_gradient(w_out, children, path_node, path_slot, path_off[target],
+                              path_off[target + 1], hidden, coef, grad_hidden, grad_w,
+                              probs, loss, collect, stats_p, stats_n)
+
+
+@njit(cache=True, nogil=True, fastmath=True)
+def path_part_gradient(w_out, children, path_node, path_slot, q_first, q_end, hidden,
+                       coef, grad_hidden, grad_w, probs, loss, collect, stats_p, stats_n):
+    """:func:`path_gradient` over path positions ``q_first .. q_end - 1``
+    (the language model scores the root of a whole batch at once and
+    starts below it)."""
     arity = children.shape[1]
     n_root_rows = root_rows(w_out, children)
-    for q in range(path_off[target], path_off[target + 1]):
+    for q in range(q_first, q_end):
         n = path_node[q]
         slot = path_slot[q]
         base = n * arity
@@ -111,8 +122,16 @@ def path_statistics(w_out, children, path_off, path_node, target, hidden, probs,
 def path_log_prob(w_out, children, path_off, path_node, path_slot, target, hidden, probs):
     """``log p(target | hidden)``: the sum of the log-probabilities of the
     slots on the path (each floored at 1e-300)."""
+    return path_part_log_prob(w_out, children, path_node, path_slot, path_off[target],
+                              path_off[target + 1], hidden, probs)
+
+
+@njit(cache=True, nogil=True, fastmath=True)
+def path_part_log_prob(w_out, children, path_node, path_slot, q_first, q_end, hidden,
+                       probs):
+    """:func:`path_log_prob`'s sum over path positions ``q_first .. q_end - 1``."""
     s = 0.0
-    for q in range(path_off[target], path_off[target + 1]):
+    for q in range(q_first, q_end):
         node_probabilities(w_out, children, path_node[q], hidden, probs)
         s += np.log(max(probs[path_slot[q]], 1e-300))
     return s
@@ -127,7 +146,7 @@ def tree_all_log_probs(hidden, w_out, children, n_labels, out, sigmoids=False):
     arity = children.shape[1]
     n_internal = children.shape[0]
     node_score = np.zeros(n_internal, dtype=np.float64)
-    probs = np.empty(max(arity, 2), dtype=np.float64)
+    probs = np.empty(max(arity, 2) * (1 + root_rows(w_out, children)), dtype=np.float64)
     # nodes are breadth-first: a parent is always scored before its children
     for n in range(n_internal):
         if sigmoids:
