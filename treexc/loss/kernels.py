@@ -8,7 +8,7 @@ the nodes' rows (:func:`root_row`), ``w_out`` then has
 ``(n_internal + K - 1) * arity`` rows, and the kernels read ``K`` from that
 shape (:func:`root_rows`).  The root then scores slot ``j`` by
 ``log sum_k exp(row_kj . hidden)``: a group of labels is scored by the best
-of ``K`` directions instead of one (docs/lm.md, "Two rows per root slot").
+of ``K`` directions instead of one (docs/lm.md, "Several rows per root slot").
 """
 
 import numpy as np
