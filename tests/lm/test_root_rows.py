@@ -22,10 +22,10 @@ from treexc.trees.learner import move_leaf_rows, remap_rows
 V, M, DEPTH, DIM = 40, 5, 3, 6
 
 
-def tree_and_rows(root_rows, seed=0):
+def tree_and_rows(rows, seed=0):
     rng = np.random.default_rng(seed)
     tree = build_tree("random", V, M, DEPTH, rng)
-    W = rng.normal(0.0, 0.7, ((tree.n_internal + root_rows - 1) * M, DIM)).astype(np.float32)
+    W = rng.normal(0.0, 0.7, ((tree.n_internal + rows - 1) * M, DIM)).astype(np.float32)
     return tree, W, rng.normal(0.0, 1.0, DIM).astype(np.float32)
 
 
@@ -35,16 +35,16 @@ def log_probs(tree, W, hidden):
     return out
 
 
-@pytest.mark.parametrize("root_rows", [1, 2, 3])
-def test_probabilities_sum_to_one_and_follow_the_rows(root_rows):
-    tree, W, hidden = tree_and_rows(root_rows)
+@pytest.mark.parametrize("rows", [1, 2, 3])
+def test_probabilities_sum_to_one_and_follow_the_rows(rows):
+    tree, W, hidden = tree_and_rows(rows)
     lp = log_probs(tree, W, hidden)
     assert np.exp(lp).sum() == pytest.approx(1.0, abs=1e-9)
     # the root scores slot j by the log-sum-exp of its rows (numpy), and
     # the levels below are those of the same tree with one row per slot
     main = W[:tree.n_internal * M]
     slot = np.logaddexp.reduce([[float(W[root_row(tree.children, k, j)] @ hidden)
-                                 for j in range(M)] for k in range(root_rows)], axis=0)
+                                 for j in range(M)] for k in range(rows)], axis=0)
     one = np.array([float(W[j] @ hidden) for j in range(M)])
     first_slot = tree.path_slot[tree.path_off[:-1]]
     lp_one_row = log_probs(tree, main, hidden)
@@ -60,7 +60,7 @@ def test_path_gradient_matches_a_numeric_gradient():
         return -path_log_prob(W, tree.children, tree.path_off, tree.path_node,
                               tree.path_slot, target, hidden, np.zeros(len(probs)))
 
-    root_rows = list(range(M)) + list(range(tree.n_internal * M, len(W)))
+    root_row_ids = list(range(M)) + list(range(tree.n_internal * M, len(W)))
     for target in (0, 17, V - 1):
         g_hidden = np.zeros(DIM, dtype=np.float32)
         g_w = np.zeros_like(W)
@@ -75,7 +75,7 @@ def test_path_gradient_matches_a_numeric_gradient():
             down[i] -= eps
             numeric = (nll(W, up, target) - nll(W, down, target)) / (2 * eps)
             assert g_hidden[i] == pytest.approx(numeric, abs=2e-3)
-        for r in root_rows:
+        for r in root_row_ids:
             for i in range(DIM):
                 up, down = W.copy(), W.copy()
                 up[r, i] += eps
