@@ -33,13 +33,13 @@ def treexc_internals():
     """Every treexc function the benchmarks call directly (rather than through
     the `treexc` command), imported in this one place."""
     from treexc.io.textio import read_text
-    from treexc.lm.options import make_lm_args
+    from treexc.lm.options import make_lm_args, root_rows
     from treexc.lm.training import new_model, tree_shape
     from treexc.runtime import blas_threads
     from treexc.text.vocab import build_vocab
     from treexc.trees.builders import random_tree
     return SimpleNamespace(read_text=read_text, tree_shape=tree_shape, make_lm_args=make_lm_args,
-                           new_model=new_model, blas_threads=blas_threads,
+                           new_model=new_model, blas_threads=blas_threads, root_rows=root_rows,
                            build_vocab=build_vocab, random_tree=random_tree)
 
 
@@ -275,9 +275,9 @@ def timing(a, files, out):
         names = ("U", "C") if tree is None else ("U", "C", "W")   # gradient accumulators
         acc = {k: np.zeros_like(getattr(m, k)) for k in names}
         with treexc.blas_threads(1):
-            k = len(m.W) // tree.arity - tree.n_internal + 1 if tree is not None else 0
             measure("flat" if loss == "softmax" else
-                    f"tree (M={tree.arity}, D={depth}, {k} root rows)",
+                    f"tree (M={tree.arity}, D={depth}, "
+                    f"{treexc.root_rows(args, tree.arity)} root rows)",
                     lambda p: e.train(ids, p, len(p), a.lr, acc),
                     lambda p: e.batch_nll(ids, p, len(p)),
                     a.timing_batches // (10 if loss == "softmax" else 1))

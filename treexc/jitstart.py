@@ -53,26 +53,33 @@ _numba_source_stamp = caching._SourceFileBackedLocatorMixin.get_source_stamp
 KERNEL = re.compile(rb"^@njit", re.MULTILINE)
 
 
+def _kernel_sources():
+    """``(path, bytes)`` of the package's modules that define Numba
+    kernels, sorted by path; each file read once (caches not walked)."""
+    found = []
+    for folder, subfolders, names in os.walk(PACKAGE_DIR):
+        subfolders[:] = [d for d in subfolders if d != "__pycache__"]
+        for name in names:
+            if name.endswith(".py"):
+                path = os.path.join(folder, name)
+                with open(path, "rb") as f:
+                    source = f.read()
+                if KERNEL.search(source):
+                    found.append((path, source))
+    return sorted(found)
+
+
 def kernel_files():
     """The package's modules that define Numba kernels, sorted."""
-    found = []
-    for folder, _, names in os.walk(PACKAGE_DIR):
-        for name in names:
-            path = os.path.join(folder, name)
-            if name.endswith(".py"):
-                with open(path, "rb") as f:
-                    if KERNEL.search(f.read()):
-                        found.append(path)
-    return sorted(found)
+    return [path for path, _ in _kernel_sources()]
 
 
 @functools.lru_cache(maxsize=1)
 def kernel_sources_stamp():
     """One hash over the names and bytes of every kernel module."""
     h = hashlib.sha256()
-    for path in kernel_files():
-        with open(path, "rb") as f:
-            h.update(os.path.relpath(path, PACKAGE_DIR).encode() + b"\0" + f.read() + b"\0")
+    for path, source in _kernel_sources():
+        h.update(os.path.relpath(path, PACKAGE_DIR).encode() + b"\0" + source + b"\0")
     return h.digest()
 
 

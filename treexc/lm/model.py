@@ -239,7 +239,7 @@ def _checked_parts(header, a):
         W = contents.array(a, "W", "<f4", 2)
         # files from before -rootRows have one row per root slot
         args.rootRows = saved.get("rootRows", 1)
-        if not 1 <= args.rootRows <= 64 or (args.rootRows > 1 and tree.arity < 3):
+        if args.rootRows < 1 or (args.rootRows > 1 and tree.arity < 3):  # 64: validate
             raise ValueError(f"{args.rootRows} rows per slot at a {tree.arity}-ary root")
     if not (U.shape == (V, d + (0 if tree is not None else 1))
             and C.shape == (T, d, d)

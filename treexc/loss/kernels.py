@@ -82,8 +82,7 @@ def scratch_size(w_out, children):
     :func:`mixture_probabilities` and the kernels that call them: room for
     a node's distribution and the root's ``K`` row shares a slot,
     ``(K + 1) * arity``."""
-    arity = children.shape[1]
-    return (2 + (w_out.shape[0] - children.shape[0] * arity) // arity) * arity
+    return (root_rows(w_out, children) + 1) * children.shape[1]
 
 
 @njit(cache=True, nogil=True, fastmath=True)
