@@ -174,15 +174,11 @@ def test_a_binary_root_or_a_flat_softmax_has_no_extra_rows(tmp_path, sentence_te
     assert model.args.rootRows == 1 and len(model.W) == model.tree.n_internal * 2
 
 
-@pytest.mark.parametrize("rows", [1, 3])
-def test_the_batch_root_step_equals_the_per_position_kernels(tmp_path, sentence_text, rows):
-    """The engine scores the root of a whole batch with BLAS products; a
-    training step and an evaluation must equal those of the path kernels
-    that score it position by position (``tree_batch_grad``)."""
-    model, _ = small_model(tmp_path, sentence_text(80), loss="tree", tree="random", arity=5,
-                           depth=2, epoch=1, rootRows=rows)
-    ids = model.vocab.encode(np.frombuffer(sentence_text(30, seed=2).encode(), np.uint8))
-    positions = np.arange(40, dtype=np.int64)
+def batch_and_position_steps_agree(model, ids, positions):
+    """A training step and an evaluation of the engine that scores the root
+    of the whole batch with BLAS products equal those of the path kernels
+    that score it position by position (``tree_batch_grad``); returns the
+    evaluation's per-position log-probabilities."""
     results = []
     for blas in (True, False):
         m = copy.deepcopy(model)
@@ -191,8 +187,40 @@ def test_the_batch_root_step_equals_the_per_position_kernels(tmp_path, sentence_
         e.root_blas = blas
         acc = {name: np.zeros_like(getattr(m, name)) for name in ("U", "C", "W")}
         loss = e.train(ids, positions, len(positions), 0.1, acc)
-        results.append((loss, e.batch_nll(ids, positions, len(positions)), m.U, m.C, m.W))
-    (loss_a, nll_a, *weights_a), (loss_b, nll_b, *weights_b) = results
+        nll = e.batch_nll(ids, positions, len(positions))
+        results.append((loss, nll, e.lp[:len(positions)].copy(), m.U, m.C, m.W))
+    (loss_a, nll_a, lp_a, *weights_a), (loss_b, nll_b, lp_b, *weights_b) = results
     assert loss_a == pytest.approx(loss_b, rel=1e-5) and nll_a == pytest.approx(nll_b, rel=1e-5)
+    assert np.allclose(lp_a, lp_b, rtol=1e-5)
     for a, b in zip(weights_a, weights_b):
         assert np.allclose(a, b, rtol=1e-4, atol=1e-6)
+    return lp_a
+
+
+def batch_of(model, sentence_text):
+    ids = model.vocab.encode(np.frombuffer(sentence_text(30, seed=2).encode(), np.uint8))
+    return ids, np.arange(40, dtype=np.int64)
+
+
+@pytest.mark.parametrize("rows", [1, 3])
+def test_the_batch_root_step_equals_the_per_position_kernels(tmp_path, sentence_text, rows):
+    model, _ = small_model(tmp_path, sentence_text(80), loss="tree", tree="random", arity=5,
+                           depth=2, epoch=1, rootRows=rows)
+    batch_and_position_steps_agree(model, *batch_of(model, sentence_text))
+
+
+def test_the_batch_root_step_with_empty_slots_and_a_vanishing_target(tmp_path, sentence_text):
+    """The batch step exponentiates the root's scores in float32: empty
+    slots must count for nothing, and a target whose slot lies so far below
+    the best one that its exponentials lose their precision falls back to
+    the float64 mixture."""
+    model, _ = small_model(tmp_path, sentence_text(80), loss="tree", tree="random", arity=16,
+                           depth=2, epoch=1, rootRows=3)
+    t = model.tree
+    assert (t.children[0] < 0).any()  # the 12-word vocabulary leaves root slots empty
+    ids, positions = batch_of(model, sentence_text)
+    slot = t.path_slot[t.path_off[ids[positions[0]]]]
+    for k in range(3):
+        model.W[root_row(t.children, k, slot), -1] -= 80.0  # the bias column
+    lp = batch_and_position_steps_agree(model, ids, positions)
+    assert lp[0] < -60.0

@@ -133,19 +133,30 @@ class TreeEngine(_Engine):
         if self.root_blas:  # the root's rows: W[:M], then W[n_internal * M:]
             n_root = len(model.W) - (t.n_internal - 1) * t.arity
             self.S = np.zeros((batch, n_root), dtype=np.float32)
+            self.X = np.zeros((batch, n_root), dtype=np.float32)
             self.G = np.zeros((batch, n_root), dtype=np.float32)
         self.gW = None
         self.gU = None
 
     def root_scores(self, n):
-        """``S[:n]``: every root row's score for the batch's hidden vectors."""
-        W, M = self.model.W, self.model.tree.arity
-        main = self.model.tree.n_internal * M
-        r = self.r_aug[:n]
-        np.matmul(r, W[:M].T, out=self.S[:n, :M])
+        """``S[:n]``: every root row's score for the batch's hidden vectors
+        (row ``k`` of slot ``j`` in column ``k*M + j``), and ``X[:n]``:
+        their exponentials shifted by each position's largest score of a
+        present slot, 0 for empty slots (``kern.tree_batch_grad_given_root``)."""
+        W, t = self.model.W, self.model.tree
+        M = t.arity
+        main = t.n_internal * M
+        r, S, X = self.r_aug[:n], self.S[:n], self.X[:n]
+        np.matmul(r, W[:M].T, out=S[:, :M])
         if len(W) > main:
-            np.matmul(r, W[main:].T, out=self.S[:n, M:])
-        return self.S[:n]
+            np.matmul(r, W[main:].T, out=S[:, M:])
+        np.copyto(X, S)
+        empty = np.flatnonzero(t.children[0] < 0)
+        if len(empty):
+            X[:, (np.arange(S.shape[1] // M)[:, None] * M + empty).ravel()] = -np.inf
+        X -= X.max(axis=1, keepdims=True)
+        np.exp(X, out=X)
+        return S, X
 
     def root_backward(self, n):
         """The root's part of the batch's gradients from its score
@@ -166,7 +177,7 @@ class TreeEngine(_Engine):
         if self.root_blas:
             kern.tree_log_probs_given_root(self.r_aug, self.targets, n, m.W, t.children,
                                            t.path_off, t.path_node, t.path_slot,
-                                           self.root_scores(n), self.probs, self.lp)
+                                           *self.root_scores(n), self.probs, self.lp)
         else:
             kern.tree_log_probs(self.r_aug, self.targets, n, m.W, t.children, t.path_off,
                                 t.path_node, t.path_slot, self.probs, self.lp)
@@ -193,7 +204,7 @@ class TreeEngine(_Engine):
         if self.root_blas:
             loss, nt = kern.tree_batch_grad_given_root(
                 self.r_aug, self.targets, n, W, t.children, t.path_off, t.path_node,
-                t.path_slot, self.root_scores(n), scale, self.dr, self.gW, self.G,
+                t.path_slot, *self.root_scores(n), scale, self.dr, self.gW, self.G,
                 self.node_flags, self.node_list, 0, self.probs, collect, stats_p, stats_n)
             self.root_backward(n)
         else:

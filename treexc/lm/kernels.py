@@ -244,18 +244,28 @@ def tree_log_probs(r_aug, targets, n_pos, W, children, path_off, path_node, path
                                r_aug[i], probs)
 
 
+# Below this weight of the target's slot the shifted exponentials
+# (float32) have lost their precision: the position's root falls back to
+# the float64 mixture of its raw scores.
+SLOT_WEIGHT_FLOOR = 1e-30
+
+
 @njit(cache=True, nogil=True, fastmath=True, error_model="numpy")
 def tree_batch_grad_given_root(r_aug, targets, n_pos, W, children, path_off, path_node,
-                               path_slot, root_scores, scale, dr, gW, root_coef, node_flags,
-                               touched, n_touched, probs, collect, stats_p, stats_n):
-    """:func:`tree_batch_grad` with the root's row scores given
-    (``root_scores[i, k*arity + j]``, one BLAS product for the batch: the
-    root is on every path).  The root's part of the gradient with respect
-    to those scores goes to ``root_coef[i]`` (``scale * (p_j - [j ==
-    slot]) * share_kj``, ``loss.kernels.mixture_probabilities``) for the
-    caller's products into ``dr`` and the root's rows of ``gW``; the nodes
-    below go through ``path_part_gradient`` as in :func:`tree_batch_grad`.
-    The root goes on ``touched``."""
+                               path_slot, root_scores, root_exp, scale, dr, gW, root_coef,
+                               node_flags, touched, n_touched, probs, collect, stats_p,
+                               stats_n):
+    """:func:`tree_batch_grad` with the root done for the whole batch by the
+    caller: its row scores ``root_scores[i, k*arity + j]`` (row ``k`` of
+    slot ``j``) and their exponentials ``root_exp[i]``, shifted by the
+    position's largest score, 0 for empty slots (numpy's vectorised exp:
+    a scalar exp per row here was most of the root's time).  Slot ``j``'s
+    probability is ``sum_k x_kj / sum x``, so the gradient of the loss with
+    respect to score ``s_kj`` is ``x_kj / sum x - [j == slot] x_kj / w_slot``
+    (``w_slot``: the target slot's weight): times ``scale`` into
+    ``root_coef[i]``, for the caller's products into ``dr`` and the root's
+    rows of ``gW``.  The nodes below go through ``path_part_gradient`` as
+    in :func:`tree_batch_grad`.  The root goes on ``touched``."""
     arity = children.shape[1]
     n_scores = root_scores.shape[1]
     loss = 0.0
@@ -272,13 +282,33 @@ def tree_batch_grad_given_root(r_aug, targets, n_pos, W, children, path_off, pat
                 node_flags[n] = 1
                 touched[n_touched] = n
                 n_touched += 1
-        mixture_probabilities(root_scores[i], children, probs)
         slot = path_slot[q0]
-        loss -= safe_log(probs[slot])
-        for j in range(arity):
-            alpha = scale * (probs[j] - (1.0 if j == slot else 0.0))
+        x = root_exp[i]
+        total, w_slot = _total_and_slot_weight(x, arity, slot)
+        coef = root_coef[i]
+        if w_slot > SLOT_WEIGHT_FLOOR:
+            loss -= np.log(w_slot / total)
+            c = scale / total
+            for kj in range(n_scores):
+                coef[kj] = c * x[kj]
+            c = scale / w_slot
+            for kj in range(slot, n_scores, arity):
+                coef[kj] -= c * x[kj]
+            if collect:
+                for j in range(arity):
+                    probs[j] = x[j]
+                for k in range(1, n_scores // arity):
+                    for j in range(arity):
+                        probs[j] += x[k * arity + j]
+                for j in range(arity):
+                    probs[j] /= total
+        else:
+            mixture_probabilities(root_scores[i], children, probs)
+            loss -= safe_log(probs[slot])
             for k in range(n_scores // arity):
-                root_coef[i, k * arity + j] = alpha * probs[(k + 1) * arity + j]
+                for j in range(arity):
+                    alpha = scale * (probs[j] - (1.0 if j == slot else 0.0))
+                    coef[k * arity + j] = alpha * probs[(k + 1) * arity + j]
         if collect:
             add_statistics(stats_p, stats_n, q0, probs)
         loss = path_part_gradient(W, children, path_node, path_slot, q0 + 1, q1, r_aug[i],
@@ -287,16 +317,35 @@ def tree_batch_grad_given_root(r_aug, targets, n_pos, W, children, path_off, pat
 
 
 @njit(cache=True, nogil=True, fastmath=True, error_model="numpy")
+def _total_and_slot_weight(x, arity, slot):
+    """``sum x`` (float64) and slot ``slot``'s weight ``sum_k x[k*arity + slot]``."""
+    total = 0.0
+    for kj in range(len(x)):
+        total += x[kj]
+    w_slot = 0.0
+    for kj in range(slot, len(x), arity):
+        w_slot += x[kj]
+    return total, w_slot
+
+
+@njit(cache=True, nogil=True, fastmath=True, error_model="numpy")
 def tree_log_probs_given_root(r_aug, targets, n_pos, W, children, path_off, path_node,
-                              path_slot, root_scores, probs, out):
-    """:func:`tree_log_probs` with the root's row scores given (as
+                              path_slot, root_scores, root_exp, probs, out):
+    """:func:`tree_log_probs` with the root done for the batch (as
     :func:`tree_batch_grad_given_root`)."""
+    arity = children.shape[1]
     for i in range(n_pos):
         target = targets[i]
         q0 = path_off[target]
-        mixture_probabilities(root_scores[i], children, probs, False)
-        out[i] = np.log(max(probs[path_slot[q0]], 1e-300)) + path_part_log_prob(
-            W, children, path_node, path_slot, q0 + 1, path_off[target + 1], r_aug[i], probs)
+        slot = path_slot[q0]
+        total, w_slot = _total_and_slot_weight(root_exp[i], arity, slot)
+        if w_slot > SLOT_WEIGHT_FLOOR:
+            lp = np.log(w_slot / total)
+        else:
+            mixture_probabilities(root_scores[i], children, probs, False)
+            lp = np.log(max(probs[slot], 1e-300))
+        out[i] = lp + path_part_log_prob(W, children, path_node, path_slot, q0 + 1,
+                                         path_off[target + 1], r_aug[i], probs)
 
 
 @njit(cache=True, nogil=True, fastmath=True, error_model="numpy")
