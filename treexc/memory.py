@@ -161,12 +161,13 @@ def lm_parts(args, vocab=1, arity=2):
               "-batch/-context/-thread")]
     if tree:
         internal = balanced_internal_nodes(vocab, arity, args.depth)
-        root_rows = max(args.rootRows, 4)  # 0: the default, 4
+        root_rows = args.rootRows or 4  # 0: not chosen yet; the rule gives at most 4
         rows = (internal + root_rows - 1) * arity
         parts.append(("tree weights", rows * (d + 1) * f32 * copies,
                       "-arity/-dim/-thread"))
-        # each thread's root scores and their gradient coefficients (lm.engines)
-        parts.append(("root scores", threads * args.batch * root_rows * arity * f32 * 2,
+        # each thread's root scores, their exponentials and their gradient
+        # coefficients (lm.engines)
+        parts.append(("root scores", threads * args.batch * root_rows * arity * f32 * 3,
                       "-batch/-arity/-rootRows/-thread"))
         parts.append(("tree", rows * 8, "-arity"))
         if args.tree == "learned" and args.treeUpdates > 0:
