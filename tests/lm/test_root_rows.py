@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from lm_util import small_model
 
+from treexc import memory
 from treexc.errors import TreexcError
 from treexc.io import modelfile
 from treexc.lm import kernels as kern
@@ -224,3 +225,14 @@ def test_the_batch_root_step_with_empty_slots_and_a_vanishing_target(tmp_path, s
         model.W[root_row(t.children, k, slot), -1] -= 80.0  # the bias column
     lp = batch_and_position_steps_agree(model, ids, positions)
     assert lp[0] < -60.0
+
+
+def test_the_memory_estimate_counts_the_root_rows_it_will_use():
+    def parts(rows):
+        args = make_lm_args(input="x", loss="tree", dim=10, thread=2, batch=8, rootRows=rows)
+        return {name: size for name, size, _ in memory.lm_parts(args, 10_000, 200)}
+    one, four = parts(1), parts(4)
+    assert four["root scores"] == 4 * one["root scores"]
+    # three more rows a slot: weights, Adagrad accumulator and one gradient a thread
+    assert four["tree weights"] - one["tree weights"] == 3 * 200 * 11 * 4 * (2 + 2)
+    assert parts(0) == four  # not chosen yet: the rule's most
