@@ -172,9 +172,9 @@ def lm_parts(args, vocab=1, arity=2):
         parts.append(("tree", rows * 8, "-arity"))
         if args.tree == "learned" and args.treeUpdates > 0:
             positions = vocab * args.depth
-            # per-thread statistics (float64) and the rebuild's carried copy;
-            # a rebuild also remaps the weights and their accumulator
-            parts.append(("tree statistics", (threads + 1) * positions * (arity + 1) * 8,
+            # per-thread statistics (float32, trees.learner) and the rebuild's
+            # carried copy; a rebuild also remaps the weights and their accumulator
+            parts.append(("tree statistics", (threads + 1) * positions * (arity + 1) * f32,
                           "-arity/-thread/-treeUpdates"))
             parts.append(("tree rebuild", 2 * rows * (d + 1) * f32, "-arity/-dim"))
         if args.tree == "cluster":

@@ -18,7 +18,7 @@ from treexc.loss.kernels import root_row, scratch_size
 from treexc.loss.topk import tree_top_k
 from treexc.loss.tree_softmax import path_gradient, path_log_prob, tree_all_log_probs
 from treexc.trees.builders import build_tree
-from treexc.trees.learner import move_leaf_rows, remap_rows
+from treexc.trees.learner import TreeLearner, move_leaf_rows, remap_rows
 
 V, M, DEPTH, DIM = 40, 5, 3, 6
 
@@ -236,3 +236,13 @@ def test_the_memory_estimate_counts_the_root_rows_it_will_use():
     # three more rows a slot: weights, Adagrad accumulator and one gradient a thread
     assert four["tree weights"] - one["tree weights"] == 3 * 200 * 11 * 4 * (2 + 2)
     assert parts(0) == four  # not chosen yet: the rule's most
+
+
+def test_the_memory_estimate_counts_the_statistics_the_learner_allocates():
+    args = make_lm_args(input="x", loss="tree", dim=10, thread=2, batch=8, depth=2)
+    estimate = {name: size for name, size, _ in memory.lm_parts(args, 2_000, 50)}
+    tree = build_tree("random", 2_000, 50, 2, np.random.default_rng(0))
+    learner = TreeLearner(tree, 2, max_depth=2, exact_depth=True)
+    per_thread = (learner.stats_p.nbytes + learner.stats_n.nbytes) // 2
+    # each thread's statistics and the rebuild's carried copy
+    assert estimate["tree statistics"] == 3 * per_thread
