@@ -43,6 +43,12 @@ from .model import LanguageModel, init_weights, stream_nll
 from .options import root_rows
 
 DIVERGED = 2  # control[0] of a training phase: a batch met a NaN or infinity
+# A train loss (nats a token) past which training has blown up: -lr 100 trains
+# to ~150 with finite weights (held-out perplexity then overflows).  Not a
+# multiple of log(V), guessing's loss: on a toy corpus of a few words (one
+# batch an epoch) Adagrad's first steps overshoot to 6-16 nats and recover
+# (docs/lm.md, "Divergence"), three times guessing among 2 to 4 words.
+DIVERGED_LOSS = 50.0
 
 
 # -- evaluation -----------------------------------------------------------------
@@ -267,14 +273,12 @@ class LMSession:
     def _evaluate(self, epoch):
         m = self.model
         n = int(self.loss_n.sum())
-        uniform = math.log(max(2, m.vocab.size))  # the loss of guessing uniformly
-        if n and not self.loss_sum.sum() / n < 3.0 * uniform:
-            # worse than guessing, by far: -lr 100 trains to ~150 nats a token
-            # (finite weights, but held-out perplexity overflows)
+        if n and not self.loss_sum.sum() / n < DIVERGED_LOSS:
+            uniform = math.log(max(2, m.vocab.size))  # the loss of guessing uniformly
             raise TreexcError(diverged_message(
                 epoch, self.args.epoch, self.args.lr,
-                f"train loss {self.loss_sum.sum() / n:.1f}, over 3 x {uniform:.1f} of "
-                "guessing uniformly"))
+                f"train loss {self.loss_sum.sum() / n:.1f} nats a token, guessing "
+                f"uniformly {uniform:.1f}"))
         record = {
             "run": self.args.name or None, "epoch": round(epoch, 4),
             "tokens": int(self.progress.sum()),
