@@ -273,16 +273,16 @@ class LMSession:
     def _evaluate(self, epoch):
         m = self.model
         n = int(self.loss_n.sum())
-        if n and not self.loss_sum.sum() / n < DIVERGED_LOSS:
+        train_loss = float(self.loss_sum.sum()) / n if n else None
+        if n and not train_loss < DIVERGED_LOSS:
             uniform = math.log(max(2, m.vocab.size))  # the loss of guessing uniformly
             raise TreexcError(diverged_message(
                 epoch, self.args.epoch, self.args.lr,
-                f"train loss {self.loss_sum.sum() / n:.1f} nats a token, guessing "
-                f"uniformly {uniform:.1f}"))
+                f"train loss {train_loss:.1f} nats a token, guessing uniformly {uniform:.1f}"))
         record = {
             "run": self.args.name or None, "epoch": round(epoch, 4),
             "tokens": int(self.progress.sum()),
-            "train_loss": float(self.loss_sum.sum()) / n if n else None,
+            "train_loss": train_loss,
             "train_ms_per_batch": 1000.0 * self.train_seconds / max(1, self.train_batches),
             "train_seconds": self.train_seconds,
             "train_tokens_per_sec": int(self.progress.sum()) / max(self.train_seconds, 1e-9),
