@@ -8,7 +8,7 @@ import pytest
 import treexc
 from treexc import runtime
 from treexc.classify import session
-from treexc.classify.options import default_tree_arity
+from treexc.classify.options import default_tree_arity, label_spread, wide_root_arity
 
 
 @pytest.mark.parametrize("labels,depth,arity", [(6, 2, 3), (2972, 2, 55), (8737, 2, 94),
@@ -68,3 +68,48 @@ def test_threads_without_work_are_not_started(tmp_path, monkeypatch):
     assert len(started) == 51  # 50 rebuilds: 51 phases
     assert max(started) <= 300 and sum(started) <= -(-tokens // 100) + len(started)
     assert model.test(path)[1] > 0.2
+
+
+def test_label_spread_measures_evenness_and_the_median_count():
+    assert label_spread([20] * 100) == pytest.approx((1.0, 20.0))
+    evenness, median = label_spread([1000, 10, 10, 10, 0])  # a label never seen is no label
+    assert evenness == pytest.approx(np.exp(-sum(p * np.log(p) for p in
+                                                 np.array([1000, 10, 10, 10]) / 1030)) / 4)
+    assert median == 10.0
+    assert label_spread([]) == (0.0, 0.0)
+
+
+@pytest.mark.parametrize("counts,arity", [
+    ([20] * 1000, 200),                    # even and many-lined: a fifth of the labels
+    ([80] * 2972, 595),
+    ([9] * 100000, 4096),                  # never more rows than -loss auto's flat softmax
+    ([50] * 30, 0),                        # not wider than the default sqrt(labels): 6
+    ([50] * 31, 7),
+    ([4] * 1000, 0),                       # too few lines a label
+    ((20000 / np.arange(1, 1001)).astype(int).tolist(), 0),  # Zipf: not even
+])
+def test_wide_root_only_for_even_many_lined_labels(counts, arity):
+    assert wide_root_arity(counts) == arity
+
+
+def even_corpus(path, n_labels=60, lines_each=12, seed=0):
+    """Every label equally frequent, with words of its own and shared ones."""
+    rng = np.random.default_rng(seed)
+    lines = [f"__label__l{c} w{c}_{rng.integers(3)} w{c}_{rng.integers(3)} s{rng.integers(20)}"
+             for c in rng.permutation(np.repeat(np.arange(n_labels), lines_each))]
+    path.write_text("\n".join(lines) + "\n")
+    return str(path)
+
+
+def test_even_many_lined_labels_get_a_wide_two_level_tree(tmp_path, capsys):
+    train = even_corpus(tmp_path / "even.txt")
+    flags = dict(loss="tree", dim=8, epoch=3, lr=0.5, thread=1, seed=1)
+    model = treexc.train_supervised(input=train, verbose=2, **flags)
+    assert (model.args.arity, model.args.maxDepth) == (12, 2)  # 60 labels / 5
+    assert model.tree.depths().max() == 2
+    assert "tree shape: arity 12, depth 2" in capsys.readouterr().err
+    # the user's shape is kept, and Zipf labels keep the default
+    assert treexc.train_supervised(input=train, arity=3, **flags).args.maxDepth == -1
+    assert treexc.train_supervised(input=train, maxDepth=3, **flags).args.arity == 4  # 4^3 >= 60
+    zipf, _ = zipf_corpus(tmp_path / "zipf.txt")
+    assert treexc.train_supervised(input=zipf, **flags).args.maxDepth == -1

@@ -104,8 +104,8 @@ def test_python_api_takes_the_same_names(train_file):
         assert args.loss == "auto"
         args.resolve_auto_loss(50, per_line)
         assert (args.loss, args.tree) == (loss, stored), (tree, per_line)
-    assert "(-loss auto: -tree random given)" in \
-        make_args(input="x", tree="random").resolve_auto_loss(50)
+    assert make_args(input="x", tree="random").resolve_auto_loss(50) == [
+        "output layer: tree of arity 8 (-loss auto: -tree random given)"]
     assert make_args(input="x", loss="one-vs-all").loss == "ova"
     with pytest.raises(treexc.TreexcError, match="-depth and -maxDepth are the same option"):
         make_args(input="x", depth=2, maxDepth=3)

@@ -51,6 +51,26 @@ SHUFFLED = "shuffled"  # -order: a new random order each epoch (text.epoch_order
 # 0.618 for the Huffman tree it starts from (docs/benchmarks-multilabel.md,
 # "One rebuild").
 TREE_UPDATES, PLT_TREE_UPDATES = 50, 1
+# The learned tree's default shape when its labels are about equally frequent
+# and each has many lines (a "wide root"): two levels, the root's children
+# holding up to a fifth of the labels each, so an example scores about a
+# fifth of the flat softmax's rows (never more than the flat softmax -loss
+# auto trains).  A tree node's classifier is linear in the hidden vector, and
+# a root slot of sqrt(labels) labels that each have their own direction is
+# scored by one row: where labels are many-lined and no frequency structure
+# puts some alone near the root, wider groups win.  "About equally frequent":
+# evenness = exp(entropy of the label counts) / labels; "many lines": the
+# median label count.  Test P@1, the default sqrt(labels) tree -> the wide
+# root (one thread, seeds 0 and 1): gutenberg_books (evenness 0.97, median
+# 79) 0.271 -> 0.295; its training file cut to a quarter (0.95, 19) 0.090 ->
+# 0.097; a book-of-a-paragraph set from gutenberg_lm (0.98, 150; not used to
+# choose) 0.381, 0.380 -> 0.401, 0.403.  Not where either is low:
+# wn_hypernym's 1,000 commonest labels (0.68, 19) +0.007, within noise, for
+# twice the time; wn_hypernym (0.52, 4) -0.018; cooking (0.36, 14) -0.012;
+# 3,000 next words (0.10, 56) level at 5x the time.  Thresholds: the
+# geometric middles of the nearest sets either side (0.68 and 0.95; 4 and
+# 19).  docs/trees.md, "A wide root for even, many-lined labels".
+WIDE_ROOT_MIN_EVENNESS, WIDE_ROOT_MIN_MEDIAN_COUNT, WIDE_ROOT_SHARE = 0.8, 9, 5
 
 LOSS_HELP = ("loss function: " + "; ".join(f"{entry.name} = {entry.help}"
                                            for entry in LOSSES.values())
@@ -78,12 +98,40 @@ def default_tree_arity(n_labels, depth=2):
     else 2: about sqrt(labels)).  A node's classifier is linear in the
     hidden vector: at well-trained flags two wide levels beat a deep 20-ary
     tree (gutenberg_books +0.02 P@1 on valid) and tied on wn_hypernym;
-    wider than sqrt(labels) gained nothing (docs/trees.md, issue 10)."""
+    wider than sqrt(labels) gained nothing but on even, many-lined labels
+    (:func:`wide_root_arity`; docs/trees.md, issue 10)."""
     depth = min(depth, 62)  # 2^62 leaves hold any label count (and -depth 2^31 stays cheap)
     arity = max(2, int(max(n_labels, 1) ** (1.0 / depth)) - 1)
     while arity ** depth < n_labels:
         arity += 1
     return arity
+
+
+def label_spread(label_counts):
+    """``(evenness, median)`` of the label counts: exp(entropy of their
+    distribution) / labels (1.0 when every label is as frequent) and the
+    median count."""
+    counts = [c for c in label_counts if c > 0]
+    if not counts:
+        return 0.0, 0.0
+    total = float(sum(counts))
+    entropy = -sum(c / total * math.log(c / total) for c in counts)
+    ordered = sorted(counts)
+    middle = len(ordered) // 2
+    median = ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
+    return math.exp(entropy) / len(counts), float(median)
+
+
+def wide_root_arity(label_counts):
+    """The arity of a learned tree's wide root (two levels, see
+    :data:`WIDE_ROOT_SHARE`) for these label counts, or 0 where the default
+    ``sqrt(labels)`` tree is the better one, or as wide (up to 25 labels)."""
+    evenness, median = label_spread(label_counts)
+    if evenness < WIDE_ROOT_MIN_EVENNESS or median < WIDE_ROOT_MIN_MEDIAN_COUNT:
+        return 0
+    n_labels = len(label_counts)
+    wide = min(-(-n_labels // WIDE_ROOT_SHARE), AUTO_SOFTMAX_MAX_LABELS)
+    return wide if wide > default_tree_arity(n_labels, 2) else 0
 
 
 @dataclass
@@ -130,7 +178,8 @@ class Args:
     # Tree output layers (treexc's own options).
     arity: int = option(0, "tree arity M (0 = 2 for hs; for a learned tree the least M with "
                         "M^D >= labels, D = -depth or 2: a two-level tree of about "
-                        "sqrt(labels))", shape=True)
+                        "sqrt(labels), or of labels/5 with -depth 2 where the labels are "
+                        "about equally frequent and many-lined)", shape=True)
     # saved only when set: models without it keep their headers byte for byte
     tree: str = option("", "output tree: learned (rebuilt by AssignLabels: -loss tree), "
                        "huffman (fastText's: -loss hs), random or cluster (fixed); "
@@ -162,23 +211,41 @@ class Args:
         # have always saved there (unused)
         return (entry and entry.arity) or 20
 
-    def resolve_auto_loss(self, n_labels, labels_per_line=1.0):
+    def resolve_auto_loss(self, n_labels, labels_per_line=1.0, label_counts=None):
         """Turn ``-loss auto`` into the loss it stands for, once the labels
         are counted: a probabilistic label tree for multi-label data
         (:data:`AUTO_PLT_MIN_LABELS_PER_LINE`), with the tree ``-tree``
         names; else the tree ``-tree`` names (``hs`` for huffman), else a
         learned tree where the user asked for one by giving ``-arity``, else
-        by :data:`AUTO_SOFTMAX_MAX_LABELS`.  Returns a line saying what was
-        chosen and why (None if the loss was given).  Also sets a tree's
-        default arity from the label count, and ``-treeUpdates -1``."""
+        by :data:`AUTO_SOFTMAX_MAX_LABELS`.  Returns the lines saying what
+        was chosen and why (none if nothing was left to choose).  Also sets
+        a tree's default shape from the labels (``label_counts``: a wide
+        root, :func:`wide_root_arity`) and ``-treeUpdates -1``."""
         why = self._choose_loss(n_labels, labels_per_line) if self.loss == AUTO else None
+        shape = self._choose_wide_root(label_counts)
         self.arity = self.effective_arity(n_labels)
         if self.treeUpdates == -1:
             self.treeUpdates = PLT_TREE_UPDATES if self.loss == "plt" else TREE_UPDATES
-        if why is None:
+        lines = []
+        if why is not None:
+            arity = f" of arity {self.arity}" if self.loss != "softmax" else ""
+            lines.append(f"output layer: {self.loss}{arity} (-loss auto: {why})")
+        return lines + ([shape] if shape else [])
+
+    def _choose_wide_root(self, label_counts):
+        """A tree softmax (``-loss tree``) given neither ``-arity`` nor
+        ``-maxDepth`` gets a wide root where :func:`wide_root_arity` says so
+        (sets both); returns the line saying so, or None."""
+        if self.loss != "tree" or self.arity or self.maxDepth != -1 or label_counts is None:
             return None
-        arity = f" of arity {self.arity}" if self.loss != "softmax" else ""
-        return f"output layer: {self.loss}{arity} (-loss auto: {why})"
+        wide = wide_root_arity(label_counts)
+        if not wide:
+            return None
+        self.arity, self.maxDepth = wide, 2
+        evenness, median = label_spread(label_counts)
+        return (f"tree shape: arity {wide}, depth 2 (labels about equally frequent, "
+                f"evenness {evenness:.2f} >= {WIDE_ROOT_MIN_EVENNESS}, and many-lined, "
+                f"median {median:g} >= {WIDE_ROOT_MIN_MEDIAN_COUNT}: a wide root)")
 
     def _choose_loss(self, n_labels, labels_per_line):
         """``-loss auto``'s choice (sets ``loss``, and ``tree`` when it is the

@@ -52,8 +52,8 @@ def read_pretrained(args):
 
 def train_on_corpus(args, reporter, initial_tree, dictionary, corpus, pretrained):
     """Train on an encoded corpus (the token cache's mapping)."""
-    chosen = args.resolve_auto_loss(dictionary.nlabels, corpus.labels_per_line)
-    if chosen:
+    for chosen in args.resolve_auto_loss(dictionary.nlabels, corpus.labels_per_line,
+                                         dictionary.label_counts):
         reporter.info(chosen)
     memory.refuse_oversized(memory.supervised_parts(args, dictionary.nwords,
                                                     dictionary.nlabels))

@@ -42,7 +42,8 @@ LOSSES = {loss.name: loss for loss in (
          "hierarchical softmax over a Huffman tree (fastText's hs; -arity M: M-ary)"),
     Loss("tree", KERNEL_TREE, "huffman", 0, True,
          "learned M-ary tree (Jernite et al. 2017), from the M-ary Huffman tree; "
-         "by default about sqrt(labels)-ary, frequent labels nearer the root"),
+         "by default about sqrt(labels)-ary, frequent labels nearer the root (labels/5-ary, "
+         "two levels, for equally frequent, many-lined labels)"),
     Loss("ova", KERNEL_OVA, "", 0, False, "one-vs-all: an independent sigmoid per label"),
     Loss("ns", KERNEL_NS, "", 0, False, "negative sampling over labels (-neg)"),
     # fixed Huffman tree by default: the learned PLT measured below it
