@@ -1,0 +1,139 @@
+#!/usr/bin/env python3
+"""Issue 10's comparison: each output layer at its best flags from one grid.
+
+    python benchmarks/bench_tree_grid.py                        # both data sets
+    python benchmarks/bench_tree_grid.py --only gutenberg_books
+    python benchmarks/bench_tree_grid.py --quick                # small slices: checks the script
+
+For each data set (cases: gutenberg_books at `-lr 1.0 -epoch 20`,
+wn_hypernym at `-lr 0.5 -epoch 10`, the flags at which the flat softmax
+is well trained) every row trains at each `-dim` of the grid (50 and 100,
+the same points for every row) and is reported at its best test P@1:
+treexc's flat softmax, fastText 0.9.2's softmax, treexc's default learned
+tree (`-loss tree`, its shape by treexc's rule), treexc's M-ary Huffman
+tree of the same arity, fastText's hs.  Targets (issue 10): the learned
+tree within 0.01 of both flat softmaxes, at most 1/5 of treexc softmax's
+training time, and at least the Huffman tree of its arity.
+
+treexc: wall time of whole `treexc` commands, warm compile cache; fastText:
+train_supervised() and model.test() times (fasttext_run.py).  The tables
+go to stdout and to bench-results/tree-grid.md.
+"""
+
+import collections
+import re
+import sys
+
+from harness import (
+    THREADS,
+    Bench,
+    DataSet,
+    Section,
+    flags_text,
+    head,
+    p1,
+    secs,
+    split_files,
+    table,
+    verdict,
+)
+
+from treexc.classify.options import default_tree_arity, wide_root_arity
+
+CASES = ("gutenberg_books", "wn_hypernym")
+DIMS = (50, 100)
+SETS = {
+    "gutenberg_books": DataSet("gutenberg_books", *split_files("gutenberg_books"),
+                               flags=dict(lr=1.0, epoch=20, thread=THREADS),
+                               quick_lines=(3000, 1000), quick_flags=dict(epoch=1)),
+    "wn_hypernym": DataSet("wn_hypernym", *split_files("wn_hypernym"),
+                           flags=dict(lr=0.5, epoch=10, thread=THREADS),
+                           quick_lines=(3000, 1000), quick_flags=dict(epoch=2)),
+}
+LABEL = re.compile(rb"__label__\S+")
+WITHIN, TIME_SHARE = 0.01, 0.2
+
+
+def learned_arity(train):
+    """The arity treexc's default learned tree takes on ``train``."""
+    with open(train, "rb") as f:
+        counts = collections.Counter(x for line in f for x in set(LABEL.findall(line)))
+    values = list(counts.values())
+    return wide_root_arity(values) or default_tree_arity(len(values))
+
+
+class TreeGridBench(Bench):
+    tag = "bench-tree-grid"
+    title = "treexc: output layers at their best flags from one grid (issue 10)"
+
+    def warm_cache(self):
+        """Compile (or load) the kernels of every treexc row before timing."""
+        tiny = head(self.file(SETS["gutenberg_books"].train), self.work / "tiny.txt", 400)
+        for loss in ("softmax", "tree", "hs"):
+            self.warm_model(tiny, ("-loss", loss))
+
+    def best(self, runs):
+        """The run of best P@1 (the faster on a tie), with its dim."""
+        return max(runs, key=lambda r: (r["p1"], -r["train_s"]))
+
+    def grid_rows(self, ds):
+        """{row name: [run per dim]}, each run with its dim."""
+        arity = learned_arity(self.split(ds)[0])
+        treexc_rows = {"treexc softmax": ("-loss", "softmax"),
+                       "treexc learned tree (default shape)": ("-loss", "tree"),
+                       f"treexc {arity}-ary Huffman tree": ("-loss", "hs", "-arity", str(arity))}
+        fasttext_rows = {"fastText softmax": "softmax", "fastText hs": "hs"}
+        rows = {}
+        for dim in DIMS:
+            for name, flags in treexc_rows.items():
+                rows.setdefault(name, []).append({**self.treexc(ds, flags, dim=dim), "dim": dim})
+            for name, loss in fasttext_rows.items():
+                rows.setdefault(name, []).append({**self.fasttext(ds, loss, dim=dim),
+                                                  "dim": dim})
+            for name, runs in rows.items():
+                self.log(f"{ds.name} d={dim} {name}: P@1 {p1(runs[-1]['p1'])}, "
+                         f"train {secs(runs[-1]['train_s'])} s")
+        return arity, rows
+
+    def case(self, name):
+        ds = SETS[name]
+        arity, rows = self.grid_rows(ds)
+        best = {row: self.best(runs) for row, runs in rows.items()}
+        lines = table(["model"] + [f"P@1, d={d}" for d in DIMS]
+                      + ["best P@1 (d)", "train s at best", "test s at best"],
+                      [[row] + [p1(r["p1"]) for r in runs]
+                       + [f"{p1(best[row]['p1'])} ({best[row]['dim']})",
+                          secs(best[row]["train_s"]), secs(best[row]["test_s"])]
+                       for row, runs in rows.items()])
+        tree, soft = best["treexc learned tree (default shape)"], best["treexc softmax"]
+        ft_soft, huffman = best["fastText softmax"], best[f"treexc {arity}-ary Huffman tree"]
+        checks = [
+            ["learned tree within 0.01 of treexc softmax", f"{p1(tree['p1'])} vs "
+             f"{p1(soft['p1'])}", verdict(tree["p1"] >= soft["p1"] - WITHIN)],
+            ["learned tree within 0.01 of fastText softmax", f"{p1(tree['p1'])} vs "
+             f"{p1(ft_soft['p1'])}", verdict(tree["p1"] >= ft_soft["p1"] - WITHIN)],
+            ["learned tree's training <= 1/5 of treexc softmax's", f"{secs(tree['train_s'])} "
+             f"vs {secs(soft['train_s'])} (ratio {tree['train_s'] / soft['train_s']:.2f})",
+             verdict(tree["train_s"] <= TIME_SHARE * soft["train_s"])],
+            [f"learned tree >= the {arity}-ary Huffman tree", f"{p1(tree['p1'])} vs "
+             f"{p1(huffman['p1'])}", verdict(tree["p1"] >= huffman["p1"])]]
+        lines += ["", "Targets (each row at its best P@1 over the grid):", ""]
+        lines += table(["target", "measured", "check"],
+                       [c[:2] + [self.checked(c[2])] for c in checks])
+        lines += ["", f"- flags: `{flags_text(self.flags(ds))}` and `-dim` in {DIMS} for every "
+                  f"row, both tools; P@1 on the test split; the learned tree's arity "
+                  f"{arity} by treexc's default rule (docs/trees.md).",
+                  "- treexc: wall seconds of whole commands (`treexc supervised ... -verbose "
+                  "0`, `treexc test`), warm compile cache; fastText 0.9.2: "
+                  "`train_supervised()` and `model.test()` inside its process."]
+        return Section(f"{name}: every output layer at its best dim", lines=lines)
+
+    def case_gutenberg_books(self):
+        return self.case("gutenberg_books")
+
+    def case_wn_hypernym(self):
+        return self.case("wn_hypernym")
+
+
+if __name__ == "__main__":
+    sys.exit(TreeGridBench.main(__doc__, CASES, "tree-grid.md"))
