@@ -62,9 +62,10 @@ TREE_UPDATES, PLT_TREE_UPDATES = 50, 1
 # evenness = exp(entropy of the label counts) / labels; "many lines": the
 # median label count.  Test P@1, the default sqrt(labels) tree -> the wide
 # root (one thread, seeds 0 and 1): gutenberg_books (evenness 0.97, median
-# 79) 0.271 -> 0.295; its training file cut to a quarter (0.95, 19) 0.090 ->
-# 0.097; a book-of-a-paragraph set from gutenberg_lm (0.98, 150; not used to
-# choose) 0.381, 0.380 -> 0.401, 0.403.  Not where either is low:
+# 79) 0.272, 0.273 -> 0.289, 0.294; its training file cut to a quarter (0.95,
+# 19; seed 0) 0.090 -> 0.097; a book-of-a-paragraph set from gutenberg_lm
+# (0.98, 150; not used to choose) 0.381, 0.380 -> 0.401, 0.403.  Not where
+# either is low:
 # wn_hypernym's 1,000 commonest labels (0.68, 19) +0.007, within noise, for
 # twice the time; wn_hypernym (0.52, 4) -0.018; cooking (0.36, 14) -0.012;
 # 3,000 next words (0.10, 56) level at 5x the time.  Thresholds: the
@@ -125,7 +126,7 @@ def label_spread(label_counts):
 def wide_root_arity(label_counts):
     """The arity of a learned tree's wide root (two levels, see
     :data:`WIDE_ROOT_SHARE`) for these label counts, or 0 where the default
-    ``sqrt(labels)`` tree is the better one, or as wide (up to 25 labels)."""
+    ``sqrt(labels)`` tree is the better one (or as wide: up to 25 labels)."""
     evenness, median = label_spread(label_counts)
     if evenness < WIDE_ROOT_MIN_EVENNESS or median < WIDE_ROOT_MIN_MEDIAN_COUNT:
         return 0
