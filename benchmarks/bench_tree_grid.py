@@ -20,8 +20,6 @@ train_supervised() and model.test() times (fasttext_run.py).  The tables
 go to stdout and to bench-results/tree-grid.md.
 """
 
-import collections
-import re
 import sys
 
 from harness import (
@@ -38,7 +36,7 @@ from harness import (
     verdict,
 )
 
-from treexc.classify.options import default_tree_arity, wide_root_arity
+import treexc
 
 CASES = ("gutenberg_books", "wn_hypernym")
 DIMS = (50, 100)
@@ -50,16 +48,8 @@ SETS = {
                            flags=dict(lr=0.5, epoch=10, thread=THREADS),
                            quick_lines=(3000, 1000), quick_flags=dict(epoch=2)),
 }
-LABEL = re.compile(rb"__label__\S+")
 WITHIN, TIME_SHARE = 0.01, 0.2
-
-
-def learned_arity(train):
-    """The arity treexc's default learned tree takes on ``train``."""
-    with open(train, "rb") as f:
-        counts = collections.Counter(x for line in f for x in set(LABEL.findall(line)))
-    values = list(counts.values())
-    return wide_root_arity(values) or default_tree_arity(len(values))
+LEARNED = ("-loss", "tree")
 
 
 class TreeGridBench(Bench):
@@ -77,10 +67,12 @@ class TreeGridBench(Bench):
         return max(runs, key=lambda r: (r["p1"], -r["train_s"]))
 
     def grid_rows(self, ds):
-        """{row name: [run per dim]}, each run with its dim."""
-        arity = learned_arity(self.split(ds)[0])
+        """{row name: [run per dim]}, each run with its dim; the Huffman
+        row takes the arity the default learned tree took."""
+        learned = self.treexc(ds, LEARNED, dim=DIMS[0])["model"]
+        arity = treexc.load_model(learned).args.arity
         treexc_rows = {"treexc softmax": ("-loss", "softmax"),
-                       "treexc learned tree (default shape)": ("-loss", "tree"),
+                       "treexc learned tree (default shape)": LEARNED,
                        f"treexc {arity}-ary Huffman tree": ("-loss", "hs", "-arity", str(arity))}
         fasttext_rows = {"fastText softmax": "softmax", "fastText hs": "hs"}
         rows = {}

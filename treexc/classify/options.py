@@ -9,6 +9,7 @@ line and as ``train_supervised(wordNgrams=2)`` in Python.
 
 import math
 import numbers
+import statistics
 from dataclasses import dataclass
 
 from ..errors import TreexcError
@@ -65,12 +66,11 @@ TREE_UPDATES, PLT_TREE_UPDATES = 50, 1
 # 79) 0.272, 0.273 -> 0.289, 0.294; its training file cut to a quarter (0.95,
 # 19; seed 0) 0.090 -> 0.097; a book-of-a-paragraph set from gutenberg_lm
 # (0.98, 150; not used to choose) 0.381, 0.380 -> 0.401, 0.403.  Not where
-# either is low:
-# wn_hypernym's 1,000 commonest labels (0.68, 19) +0.007, within noise, for
-# twice the time; wn_hypernym (0.52, 4) -0.018; cooking (0.36, 14) -0.012;
-# 3,000 next words (0.10, 56) level at 5x the time.  Thresholds: the
-# geometric middles of the nearest sets either side (0.68 and 0.95; 4 and
-# 19).  docs/trees.md, "A wide root for even, many-lined labels".
+# either is low: wn_hypernym's 1,000 commonest labels (0.68, 19) +0.007,
+# within noise, for 1.6 times the time; wn_hypernym (0.52, 4) -0.018; cooking
+# (0.36, 14) -0.012; 3,000 next words (0.10, 56) level at 5x the time.
+# Thresholds: the geometric middles of the nearest sets either side (0.68
+# and 0.95; 4 and 19).  docs/trees.md, "A wide root for even, many-lined labels".
 WIDE_ROOT_MIN_EVENNESS, WIDE_ROOT_MIN_MEDIAN_COUNT, WIDE_ROOT_SHARE = 0.8, 9, 5
 
 LOSS_HELP = ("loss function: " + "; ".join(f"{entry.name} = {entry.help}"
@@ -117,17 +117,15 @@ def label_spread(label_counts):
         return 0.0, 0.0
     total = float(sum(counts))
     entropy = -sum(c / total * math.log(c / total) for c in counts)
-    ordered = sorted(counts)
-    middle = len(ordered) // 2
-    median = ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
-    return math.exp(entropy) / len(counts), float(median)
+    return math.exp(entropy) / len(counts), float(statistics.median(counts))
 
 
-def wide_root_arity(label_counts):
+def wide_root_arity(label_counts, spread=None):
     """The arity of a learned tree's wide root (two levels, see
-    :data:`WIDE_ROOT_SHARE`) for these label counts, or 0 where the default
+    :data:`WIDE_ROOT_SHARE`) for these label counts (``spread``: their
+    :func:`label_spread`, if already known), or 0 where the default
     ``sqrt(labels)`` tree is the better one (or as wide: up to 25 labels)."""
-    evenness, median = label_spread(label_counts)
+    evenness, median = spread or label_spread(label_counts)
     if evenness < WIDE_ROOT_MIN_EVENNESS or median < WIDE_ROOT_MIN_MEDIAN_COUNT:
         return 0
     n_labels = len(label_counts)
@@ -239,11 +237,11 @@ class Args:
         (sets both); returns the line saying so, or None."""
         if self.loss != "tree" or self.arity or self.maxDepth != -1 or label_counts is None:
             return None
-        wide = wide_root_arity(label_counts)
+        evenness, median = spread = label_spread(label_counts)
+        wide = wide_root_arity(label_counts, spread)
         if not wide:
             return None
         self.arity, self.maxDepth = wide, 2
-        evenness, median = label_spread(label_counts)
         return (f"tree shape: arity {wide}, depth 2 (labels about equally frequent, "
                 f"evenness {evenness:.2f} >= {WIDE_ROOT_MIN_EVENNESS}, and many-lined, "
                 f"median {median:g} >= {WIDE_ROOT_MIN_MEDIAN_COUNT}: a wide root)")
