@@ -59,7 +59,8 @@ def treexc_row(row, a, files, out):
         input=files["train"], valid=files["valid"], output=os.path.join(out, row),
         log=log_file, name=row, dim=a.dim, context=a.context, batch=a.batch, lr=a.lr,
         epoch=a.epoch, thread=a.thread, evalPerEpoch=a.eval_per_epoch, minCount=a.min_count,
-        seed=a.seed, verbose=1))]
+        seed=a.seed, verbose=1,
+        patience=0))]  # every epoch: the learning curves are the point
     if a.epoch > 1:  # learning curves: the test perplexity of every evaluation
         cmd += ["-test", files["test"]]
     if row == "flat":

@@ -137,7 +137,7 @@ def test_keep_best_saves_the_best_validation_weights(tmp_path, sentence_text, lo
     for keep in (1, 0):
         args = make_lm_args(input=str(tmp_path / "train.txt"), valid=valid, dim=32, epoch=15,
                             thread=1, verbose=0, minCount=1, batch=16, lr=0.1, loss=loss,
-                            treeUpdates=5, seed=1, keepBest=keep)
+                            treeUpdates=5, seed=1, keepBest=keep, patience=0)
         model, records = train_lm(args)
         ppls = [r["valid_ppl"] for r in records]
         assert min(ppls) < ppls[-1] * 0.95, ppls  # it overfits: the test means something
@@ -145,6 +145,38 @@ def test_keep_best_saves_the_best_validation_weights(tmp_path, sentence_text, lo
         assert found[keep] == pytest.approx(min(ppls) if keep else ppls[-1], rel=1e-5)
         assert ("kept_epoch" in records[-1]) == bool(keep)
     assert found[1] < found[0]
+
+
+@pytest.mark.parametrize("loss", ["softmax", "tree"])
+def test_patience_stops_without_changing_the_saved_model(tmp_path, sentence_text, loss):
+    """-patience N (default 1) stops N epochs after the best validation
+    perplexity, with the weights a run of every epoch saves (-thread 1: bit
+    for bit), its evaluations a prefix of that run's; -evalPerEpoch does not
+    move the stop; -keepBest 0 trains every epoch."""
+    (tmp_path / "train.txt").write_text(sentence_text(60))
+    (tmp_path / "valid.txt").write_text(sentence_text(60, seed=9))
+
+    def train(**flags):
+        args = make_lm_args(input=str(tmp_path / "train.txt"), valid=str(tmp_path / "valid.txt"),
+                            dim=32, epoch=12, thread=1, verbose=0, minCount=1, batch=16,
+                            lr=0.1, loss=loss, treeUpdates=5, seed=1, **flags)
+        return train_lm(args)
+
+    full_model, full = train(patience=0)
+    ppls = [r["valid_ppl"] for r in full]
+    best = ppls.index(min(ppls)) + 1  # the epoch kept
+    assert best <= 10 and "stopped_epoch" not in full[-1], ppls  # it overfits early
+    for patience in (1, 2):
+        model, records = train(patience=patience)
+        assert records[-1]["stopped_epoch"] == best + patience
+        assert [r["valid_ppl"] for r in records] == ppls[:best + patience]
+        assert records[-1]["kept_epoch"] == best
+        for name in ("U", "C", "W"):
+            assert np.array_equal(getattr(model, name), getattr(full_model, name))
+    _, quarters = train(patience=1, evalPerEpoch=4)
+    assert quarters[-1]["stopped_epoch"] - quarters[-1]["kept_epoch"] == 1
+    _, last = train(patience=1, keepBest=0)
+    assert len(last) == 12
 
 
 def test_threads_without_batches_are_not_started(tmp_path, monkeypatch):

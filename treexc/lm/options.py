@@ -87,6 +87,9 @@ class LMArgs:
     keepBest: int = option(1, "with -valid: save the weights of the evaluation with the "
                            "best validation perplexity, not the last (0: the last)",
                            choices=(0, 1), saved=False)
+    patience: int = option(1, "with -valid and -keepBest 1: stop once this many epochs have "
+                           "passed since the best validation perplexity (0 = train every "
+                           "epoch)", at_least=0, saved=False)
     thread: int = option(0, "number of threads (0 = all cores)", at_least=1)
     seed: int = option(0, "random generator seed", at_least=0)
     verbose: int = option(2, "verbosity level: 0 silent, 1 results, 2 progress", saved=False)

@@ -98,6 +98,8 @@ class LMSession:
         # the record and (U, C, W, tree) of the best evaluation so far
         # (-keepBest): small corpora overfit within the default 5 epochs
         self.best = self.best_weights = None
+        # where -patience stopped training (in epochs), or None
+        self.stopped_at = None
 
     def _epoch_schedule(self):
         """Sorted batch indices of this epoch where a phase ends, with what
@@ -151,6 +153,9 @@ class LMSession:
                         self._rebuild()
                 elif evaluate_at_end:
                     self._evaluate(epoch + b / self.batches_per_epoch)
+                    if self._out_of_patience():
+                        self.stopped_at = self.records[-1]["epoch"]
+                        return self.records
             if b0 < limit:
                 self._train_phase(order, b0, limit)
         return self.records
@@ -256,6 +261,17 @@ class LMSession:
         self.best = record
         self.best_weights = (m.U.copy(), m.C.copy(), None if m.W is None else m.W.copy(),
                              copy.deepcopy(m.tree))
+
+    def _out_of_patience(self):
+        """-patience: has validation perplexity not improved for that many
+        epochs?  Counted in epochs, not evaluations, so that -evalPerEpoch
+        does not change when training stops.  A curve that turns up stays
+        up (measured on six corpora: docs/lm.md, "Stopping early"), so the
+        epochs after the stop would not change the saved weights."""
+        a = self.args
+        if not (a.patience and a.keepBest and self.best is not None):
+            return False
+        return self.records[-1]["epoch"] - self.best["epoch"] >= a.patience - 1e-9
 
     def restore_best(self):
         """Put back the weights of the best evaluation (-keepBest); its
@@ -425,6 +441,12 @@ def train_lm(args, reporter_factory=None, echo=None, on_eval=None):
     model = new_model(args, vocab, tree, rng)
     session = LMSession(model, train, args, reporter_factory, on_eval, valid, test)
     records = session.run()
+    if session.stopped_at is not None and echo:
+        echo(f"stopped after epoch {session.stopped_at:g} of {args.epoch}: no better "
+             f"validation perplexity for {args.patience} epoch(s) (-patience 0 trains "
+             "every epoch)")
+    if session.stopped_at is not None:
+        records[-1]["stopped_epoch"] = session.stopped_at
     kept = session.restore_best()
     if kept is not None:
         records[-1]["kept_epoch"] = kept["epoch"]
