@@ -266,7 +266,7 @@ class LMSession:
         """-patience: has validation perplexity not improved for that many
         epochs?  Counted in epochs, not evaluations, so that -evalPerEpoch
         does not change when training stops.  A curve that turns up stays
-        up (measured on six corpora: docs/lm.md, "Stopping early"), so the
+        up (ten curves on four corpora: docs/lm.md, "Stopping early"), so the
         epochs after the stop would not change the saved weights."""
         a = self.args
         if not (a.patience and a.keepBest and self.best is not None):
