@@ -36,11 +36,11 @@ from ..runtime import (
 )
 from ..text.epoch_order import epoch_key, fill_order
 from ..text.vocab import Stream, build_vocab, read_stream
-from ..trees.builders import build_tree, fit_arity, fit_depth
+from ..trees.builders import build_tree
 from ..trees.capacity import check_capacity
 from ..trees.learner import TreeLearner
 from .model import LanguageModel, init_weights, stream_nll
-from .options import root_rows
+from .options import root_rows, tree_shape
 
 DIVERGED = 2  # control[0] of a training phase: a batch met a NaN or infinity
 # A train loss (nats a token) past which training has blown up: -lr 100 trains
@@ -334,45 +334,9 @@ class LMSession:
         self.loss_n[:] = 0
 
 
-# The default tree shape (docs/lm.md, "Default shape"): two wide levels while
-# they cost at most 2 * sqrt(2 * 131,072) = 1,024 output rows per position,
-# three above; leaves for twice the vocabulary, so the mass cap has room.
-DEPTH2_MAX_WORDS = 131_072
-# Two levels are never narrower than this (below 20,000 words): a narrower
-# root saves little (the output rows are a small part of a batch there) and
-# measured worse on three small corpora.
-DEPTH2_MIN_ARITY = 200
-# The mass cap by default: on two-level trees only.  Deeper, it measured no
-# better (gutenberg_small_lm, depth 3, arity 40: 134.6 without, 134.7 with;
-# all of gutenberg_lm: the paper's uncapped 65-ary tree 166.2, the capped
-# 81-ary one 168.2) and it needs room for twice the vocabulary (a wider tree).
-DEPTH2_MASS_SLACK = 1.0
 # The standard deviation of the root's extra rows at the start (the offline
 # fit of docs/lm.md's "Several rows per root slot" started there).
 ROOT_ROW_INIT = 0.01
-
-
-def tree_shape(args, n_words):
-    """``(depth, arity, mass_slack)`` of the tree over ``n_words`` words:
-    ``-depth``, ``-arity`` and ``-massSlack`` where given, else the default
-    rule (a negative ``-massSlack``: the cap on a two-level tree only)."""
-    slack = args.massSlack
-    if args.depth:
-        depth = args.depth
-    elif args.arity:  # the least depth that holds them at this arity
-        depth = fit_depth((1 if slack == 0 else 2) * n_words, args.arity)
-        if slack < 0 and depth > 2:  # no cap deeper, so no room needed for it
-            depth = fit_depth(n_words, args.arity)
-    else:
-        depth = 2 if n_words <= DEPTH2_MAX_WORDS else 3
-    if slack < 0:
-        slack = DEPTH2_MASS_SLACK if depth <= 2 else 0.0
-    if args.arity:
-        return depth, args.arity, slack
-    arity = fit_arity((2 if slack > 0 else 1) * n_words, depth)
-    if depth == 2:  # at most one slot per word at the root
-        arity = max(arity, min(DEPTH2_MIN_ARITY, n_words))
-    return depth, arity, slack
 
 
 def make_tree(args, vocab, train, rng, reporter_factory=None, echo=None):
