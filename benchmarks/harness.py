@@ -297,6 +297,7 @@ class Bench:
         self.sections = []
         self.outputs = {}   # further files written next to the report: path -> text
         self.memo = {}
+        self.env_lines = []  # the report's header lines (main)
 
     def log(self, message):
         log(message, self.tag)
@@ -389,7 +390,19 @@ class Bench:
                 section = Section(f"{name}: FAILED", lines=["```", traceback.format_exc(), "```"])
             self.log(f"{name} done in {time.perf_counter() - start:.0f} s")
             self.sections.append(section)
+            if len(self.sections) < len(names):  # a long run stopped keeps what it measured
+                self.write_report([f"partial: {len(self.sections)} of {len(names)} cases"])
         return failed
+
+    def write_report(self, extra_lines=()):
+        """The report (and the further outputs) so far, written; its text."""
+        text = (f"# {self.title}\n\n"
+                + "".join(f"- {line}\n" for line in [*self.env_lines, *extra_lines]) + "\n"
+                + "\n".join(s.markdown() for s in self.sections))
+        Path(self.opts.results).parent.mkdir(parents=True, exist_ok=True)
+        for path, out in [(self.opts.results, text), *self.outputs.items()]:
+            Path(path).write_text(out)
+        return text
 
     def cleanup(self):
         for p in self.work.rglob("*"):   # read-only copies (bench_classify's startup case)
@@ -402,7 +415,7 @@ class Bench:
         """Parse the options, run the cases they name, write and print the report."""
         opts = parse_options(doc, cases, results_name, results_help, extra)
         bench = cls(opts)
-        env_lines = environment(opts)
+        bench.env_lines = environment(opts)
         try:
             failed = bench.run_cases(opts.only)
         finally:
@@ -410,12 +423,7 @@ class Bench:
                 bench.log(f"models kept in {bench.work}")
             else:
                 bench.cleanup()
-        env_lines.append(f"load average at end {os.getloadavg()[0]:.2f}")
-        text = (f"# {cls.title}\n\n" + "".join(f"- {line}\n" for line in env_lines) + "\n"
-                + "\n".join(s.markdown() for s in bench.sections))
-        Path(opts.results).parent.mkdir(parents=True, exist_ok=True)
-        for path, out in [(opts.results, text), *bench.outputs.items()]:
-            Path(path).write_text(out)
+        text = bench.write_report([f"load average at end {os.getloadavg()[0]:.2f}"])
         print(text)
         bench.log(f"written to {opts.results}")
         return 1 if failed else 0
