@@ -98,8 +98,6 @@ class LMSession:
         # the record and (U, C, W, tree) of the best evaluation so far
         # (-keepBest): small corpora overfit within the default 5 epochs
         self.best = self.best_weights = None
-        # where -patience stopped training (in epochs), or None
-        self.stopped_at = None
 
     def _epoch_schedule(self):
         """Sorted batch indices of this epoch where a phase ends, with what
@@ -154,7 +152,8 @@ class LMSession:
                 elif evaluate_at_end:
                     self._evaluate(epoch + b / self.batches_per_epoch)
                     if self._out_of_patience():
-                        self.stopped_at = self.records[-1]["epoch"]
+                        last = self.records[-1]
+                        last["stopped_epoch"] = last["epoch"]
                         return self.records
             if b0 < limit:
                 self._train_phase(order, b0, limit)
@@ -405,12 +404,10 @@ def train_lm(args, reporter_factory=None, echo=None, on_eval=None):
     model = new_model(args, vocab, tree, rng)
     session = LMSession(model, train, args, reporter_factory, on_eval, valid, test)
     records = session.run()
-    if session.stopped_at is not None and echo:
-        echo(f"stopped after epoch {session.stopped_at:g} of {args.epoch}: no better "
-             f"validation perplexity for {args.patience} epoch(s) (-patience 0 trains "
-             "every epoch)")
-    if session.stopped_at is not None:
-        records[-1]["stopped_epoch"] = session.stopped_at
+    stopped = records[-1].get("stopped_epoch") if records else None
+    if stopped is not None and echo:
+        echo(f"stopped after epoch {stopped:g} of {args.epoch}: no better validation "
+             f"perplexity for {args.patience} epoch(s) (-patience 0 trains every epoch)")
     kept = session.restore_best()
     if kept is not None:
         records[-1]["kept_epoch"] = kept["epoch"]
