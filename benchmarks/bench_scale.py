@@ -34,7 +34,8 @@ import re
 from pathlib import Path
 
 from harness import (FASTTEXT_RUN, PYTHON, REPO, THREADS, TREEXC, Bench, Section,
-                     count_lines, exact_precision, flag_list, head, run, secs)
+                     count_lines, exact_precision, flag_list, head, next_word_files, run,
+                     secs)
 
 CASES = ("next", "labels", "flat")
 FLAGS = dict(dim=50, lr=0.5, epoch=1, thread=THREADS)
@@ -46,15 +47,6 @@ TREEXC_ROWS = (("treexc learned tree", "20", ("-loss", "tree", "-arity", "20")),
                ("treexc binary hs (Huffman)", "2", ("-loss", "hs")))
 HEADER = ["model", "arity", "P@1", "P@5", "train s", "rebuilds s (share)", "test s",
           "predict lines/s", "peak MiB"]
-
-
-def files(folder):
-    """(train, test) of a make_next_word.py output folder."""
-    folder = Path(folder)
-    train = sorted(folder.glob("*.train.txt"))
-    if len(train) != 1:
-        raise SystemExit(f"{folder}: expected one NAME.train.txt (make_next_word.py --out)")
-    return train[0], Path(str(train[0])[:-len(".train.txt")] + ".test.txt")
 
 
 def distinct_labels(train):
@@ -85,7 +77,7 @@ class ScaleBench(Bench):
     title = "Extreme classification at scale: gutenberg_next"
 
     def data(self, folder):
-        train, test = files(folder)
+        train, test = next_word_files(folder)
         if not self.quick:
             return train, test
         return (head(train, self.work / "quick.train.txt", QUICK_LINES),
@@ -159,7 +151,7 @@ class ScaleBench(Bench):
             self.log(f"make_next_word.py --size {size} --labels {k}")
             run([PYTHON, str(MAKE_NEXT_WORD), "--size", str(size), "--labels", str(k),
                  "--valid-size", "1000", "--test-size", "10000", "--out", str(folder)])
-            train, test = files(folder)
+            train, test = next_word_files(folder)
             f = self.treexc_row(train, test, TREEXC_ROWS[0][2])
             # the labels the examples hold: fewer than K where K exceeds the
             # distinct next words of --label-size positions

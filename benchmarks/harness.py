@@ -156,6 +156,15 @@ def split_files(name, eval_split="test", prefix=None):
     return f"{name}/{prefix}.train.txt", f"{name}/{prefix}.{eval_split}.txt"
 
 
+def next_word_files(folder):
+    """(train, test) of a make_next_word.py output folder."""
+    folder = Path(folder)
+    train = sorted(folder.glob("*.train.txt"))
+    if len(train) != 1:
+        raise SystemExit(f"{folder}: expected one NAME.train.txt (make_next_word.py --out)")
+    return train[0], Path(str(train[0])[:-len(".train.txt")] + ".test.txt")
+
+
 def count_tokens(path):
     """fastText's token count of a file: words, labels and one </s> a line."""
     with open(path, "rb") as f:
