@@ -1498,14 +1498,17 @@ def lm_cases():
     lcase("-context -1", "-context -1")
     lcase("-batch 0", "-batch 0")
     lcase("-batch -1", "-batch -1")
-    lcase("-depth 0", "-depth 0")
+    # 0 (and -massSlack -1) stand for the default rule (docs/lm.md); below them: refused
+    lcase("-depth 0", "-depth 0", expect="ok", note="0: the default shape's depth")
+    lcase("-depth -1", "-depth -1")
     lcase("-depth 100", "-depth 100", expect="either")
     lcase("-arity 1", "-arity 1")
     lcase("-arity 100000", "-arity 100000", expect="either", rss_mb=2048, note="issue 8.12")
     lcase("-dim 0", "-dim 0")
     lcase("-dim 100000", "-dim 100000", expect="either", rss_mb=2048)
     lcase("-epoch 0", "-epoch 0", expect="either")
-    lcase("-lr 0", "-lr 0")
+    lcase("-lr 0", "-lr 0", expect="ok", note="0: the default rate for -dim")
+    lcase("-lr -1", "-lr -1")
     lcase("-lr nan", "-lr nan")
     lcase("-lr 1e30 -loss softmax", "-lr 1e30 -loss softmax", expect="either",
           note="issue 8.10")
@@ -1516,7 +1519,9 @@ def lm_cases():
     lcase("-tree unknown", "-tree bogus")
     lcase("-tree cluster -clusterEpoch 0", "-tree cluster -clusterEpoch 0", expect="either")
     lcase("-evalPerEpoch 0", "-evalPerEpoch 0 -valid lmvalid.txt", expect="either")
-    lcase("-massSlack -1", "-massSlack -1")
+    lcase("-massSlack -1", "-massSlack -1", expect="ok",
+          note="-1: the cap on a two-level tree only, the default")
+    lcase("-massSlack -2", "-massSlack -2")
     lcase("-treeEpochs -1", "-treeEpochs -1")
     lcase("-leafRows 5", "-leafRows 5")
     lcase("-thread -1", "-thread -1")
@@ -1766,8 +1771,10 @@ def signal_cases():
     big_save = "-bucket 2000000 -wordNgrams 2 -dim 50"
     for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGKILL):
         n = sig.name
+        # epochs enough to be still training when the signal comes on a fast
+        # machine (20 took 1.3 s in session 24)
         case(f"signal/{n} during training",
-             f"treexc supervised -input big.txt {train('-epoch 20')}", signal=(sig, 3.0),
+             f"treexc supervised -input big.txt {train('-epoch 1000')}", signal=(sig, 3.0),
              setup=put_previous, protect=True, note="previous out.bin/.vec kept, no *.tmp")
         case(f"signal/{n} during the save",
              f"treexc supervised -input good.txt {train(big_save)}", signal=(sig, "save"),

@@ -98,6 +98,15 @@ def check(parts, available=None):
                       f"{format_bytes(available)} are available: lower {'/'.join(flags)}")
 
 
+def rebuild_parts(threads, positions, n_labels, arity, flags):
+    """A learned tree's (``trees.learner``, ``trees.assign_kernels``): the
+    statistics, one float32 per child slot and a count per path position,
+    per thread and the rebuild's carried copy; and AssignLabels' scores at
+    a node, a float64 per (label, child slot)."""
+    return [("tree statistics", (threads + 1) * positions * (arity + 1) * 4, flags),
+            ("tree rebuild scores", n_labels * arity * 8, "-arity")]
+
+
 # -- treexc supervised ----------------------------------------------------------
 
 def supervised_parts(args, n_words=0, n_labels=1):
@@ -128,11 +137,9 @@ def supervised_parts(args, n_words=0, n_labels=1):
     parts.append(("per-thread buffers", threads * (2 * dim * f32 + max(arity, 2) * 8 + n_labels),
                   "-thread/-arity"))
     if learns_tree(args.loss, args.tree) and args.treeUpdates > 0:
-        # AssignLabels' statistics: per thread and the rebuild's carried copy,
-        # per path position (at least one per label), one float32 per child
-        # slot; a rebuild makes a new output matrix before dropping the old one
-        parts.append(("tree statistics", (threads + 1) * n_labels * (arity + 1) * f32,
-                      "-arity/-thread/-treeUpdates"))
+        # a rebuild makes a new output matrix before dropping the old one
+        parts += rebuild_parts(threads, n_labels, n_labels, arity,
+                               "-arity/-thread/-treeUpdates")
         parts.append(("tree rebuild", out_rows * dim * f32, "-dim/-arity"))
     if args.tree == "cluster":  # the label vectors' run
         parts.append(("clustering run", (n_words + args.bucket) * dim * f32, "-dim/-bucket"))
@@ -171,11 +178,10 @@ def lm_parts(args, vocab=1, arity=2):
                       "-batch/-arity/-rootRows/-thread"))
         parts.append(("tree", rows * 8, "-arity"))
         if args.tree == "learned" and args.treeUpdates > 0:
-            positions = vocab * args.depth
-            # per-thread statistics (float32, trees.learner) and the rebuild's
-            # carried copy; a rebuild also remaps the weights and their accumulator
-            parts.append(("tree statistics", (threads + 1) * positions * (arity + 1) * f32,
-                          "-arity/-thread/-treeUpdates"))
+            # -depth 0 until the default rule sets it: at least one position a word
+            parts += rebuild_parts(threads, vocab * max(args.depth, 1), vocab, arity,
+                                   "-arity/-thread/-treeUpdates")
+            # a rebuild also remaps the weights and their accumulator
             parts.append(("tree rebuild", 2 * rows * (d + 1) * f32, "-arity/-dim"))
         if args.tree == "cluster":
             parts.append(("clustering run", vocab * d * f32 * copies, "-dim"))

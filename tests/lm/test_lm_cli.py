@@ -13,6 +13,25 @@ from lm_util import (
 from treexc.cli.main import main
 
 
+def test_an_arity_wider_than_the_vocabulary_can_fill_is_refused(tmp_path):
+    """A tree over V words fills at most 2V slots a node (the mass cap's
+    room): -arity 100000 over 1,881 words trained a one-node tree of
+    100,000 root slots for minutes, and its rebuild asked for 80 GB."""
+    (tmp_path / "train.txt").write_text("a b c d\nb c d e\n" * 20)
+    r = CliRunner().invoke(main, ["lm", "-input", str(tmp_path / "train.txt"), "-output",
+                                  str(tmp_path / "m"), "-minCount", "1", "-epoch", "1",
+                                  "-dim", "4", "-arity", "15"])
+    # 7 words: a, ..., e, <unk> and </s>
+    assert r.exit_code == 1 and r.output.strip().endswith(
+        "treexc: -arity 15: wider than a tree over 7 words can fill (at most 14 slots a "
+        "node); lower it, or 0 fits the vocabulary"), r.output
+    assert not (tmp_path / "m.bin").exists()
+    r = CliRunner().invoke(main, ["lm", "-input", str(tmp_path / "train.txt"), "-output",
+                                  str(tmp_path / "m"), "-minCount", "1", "-epoch", "1",
+                                  "-dim", "4", "-arity", "14"])
+    assert r.exit_code == 0, r.output
+
+
 def test_cli_lm_test_predict_and_log(tmp_path, sentence_text):
     (tmp_path / "train.txt").write_text(sentence_text(200))
     (tmp_path / "valid.txt").write_text(sentence_text(30, seed=9))

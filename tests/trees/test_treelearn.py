@@ -99,6 +99,22 @@ def test_assign_labels_always_well_formed(arity, n_labels, depth_mode, seed, gra
     assert len(np.unique(kept)) == len(kept), "an old node inherited twice"
 
 
+@pytest.mark.parametrize("max_depth, exact", [(0, False), (1, True), (2, True)])
+def test_assign_labels_with_an_arity_far_above_the_labels(max_depth, exact):
+    """The node buffer grows by the nodes a node adds, not by ``arity``
+    rows: at arity 200,000 that asked for (2 * 200,001) x 200,000 int32,
+    320 GB, and the rebuild failed (the language model's -arity 100000 on
+    1,881 words: "out of memory" after 2.6 GB)."""
+    arity, n_labels = 200_000, 60
+    start = spread_tree(n_labels, arity, max_depth) if max_depth else \
+        huffman_tree(np.arange(1, n_labels + 1), arity)
+    positions = len(start.path_node)
+    stats_p = np.full((positions, arity), 1.0 / arity, dtype=np.float32)
+    stats_n = np.ones(positions, dtype=np.float32)
+    new, _ = assign_labels(start, stats_p, stats_n, "ll", max_depth, exact)
+    _check_well_formed(new, n_labels, arity, max_depth, exact)
+
+
 def test_assign_labels_follows_the_statistics():
     """Labels that a node sends to child j with high probability end there."""
     arity, n_labels = 4, 16

@@ -181,6 +181,10 @@ def tree_shape(args, n_words):
     if slack < 0:
         slack = DEPTH2_MASS_SLACK if depth <= 2 else 0.0
     if args.arity:
+        if args.arity > 2 * n_words:  # the most slots a tree over them can fill
+            bad_option("arity", args.arity, f"wider than a tree over {n_words} words can "
+                       f"fill (at most {2 * n_words} slots a node); lower it, or 0 fits "
+                       "the vocabulary")
         return depth, args.arity, slack
     arity = fit_arity((2 if slack > 0 else 1) * n_words, depth)
     if depth == 2:  # at most one slot per word at the root
