@@ -370,7 +370,7 @@ def rebuild_tree(old_children, n_labels, old_path_off, old_path_node, old_path_s
         labels[start:start + length] = scratch[:length]
         n_new = 0  # the node's children that become internal nodes
         for j in range(arity):
-            if counts[j] > 1 or (counts[j] == 1 and exact_depth and depth + 1 != max_depth):
+            if counts[j] > 0 and not _leaf_child(counts[j], depth, max_depth, exact_depth):
                 n_new += 1
         # grown by what this node adds, not by arity rows: with -arity far
         # above the labels (100,000 over 1,881 words) that asked for 80 GB
@@ -387,8 +387,7 @@ def rebuild_tree(old_children, n_labels, old_path_off, old_path_node, old_path_s
             c = counts[j]
             if c == 0:
                 continue
-            leaf_here = c == 1 and (not exact_depth or depth + 1 == max_depth)
-            if leaf_here:
+            if _leaf_child(c, depth, max_depth, exact_depth):
                 children[head, j] = labels[start + offsets[j]]
                 continue
             old_child = -1
@@ -402,6 +401,14 @@ def rebuild_tree(old_children, n_labels, old_path_off, old_path_node, old_path_s
             n_nodes += 1
         head += 1
     return children[:n_nodes].copy(), q_old[:n_nodes].copy()
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _leaf_child(count, depth, max_depth, exact_depth):
+    """Whether a child of a node at ``depth`` that holds ``count`` labels is
+    a leaf: one label, and with ``exact_depth`` only at the last level (a
+    chain of one-child nodes above it otherwise)."""
+    return count == 1 and (not exact_depth or depth + 1 == max_depth)
 
 
 @njit(cache=True, nogil=True)
