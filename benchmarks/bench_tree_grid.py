@@ -127,20 +127,8 @@ class TreeGridBench(Bench):
                        + [f"{p1(best[row]['p1'])} ({best[row]['dim']})",
                           secs(best[row]["train_s"]), secs(best[row]["test_s"])]
                        for row, runs in rows.items()])
-        tree = best["treexc learned tree (default shape)"]
-        huffman = best[f"treexc {arity}-ary Huffman tree"]
-        checks = [] if name in FLAT_ROWS else self.above_checks(rows, arity)
-        soft, ft_soft = best.get("treexc softmax"), best.get("fastText softmax")
-        checks += [] if soft is None else [
-            ["learned tree within 0.01 of treexc softmax", f"{p1(tree['p1'])} vs "
-             f"{p1(soft['p1'])}", verdict(tree["p1"] >= soft["p1"] - WITHIN)],
-            ["learned tree within 0.01 of fastText softmax", f"{p1(tree['p1'])} vs "
-             f"{p1(ft_soft['p1'])}", verdict(tree["p1"] >= ft_soft["p1"] - WITHIN)],
-            ["learned tree's training <= 1/5 of treexc softmax's", f"{secs(tree['train_s'])} "
-             f"vs {secs(soft['train_s'])} (ratio {tree['train_s'] / soft['train_s']:.2f})",
-             verdict(tree["train_s"] <= TIME_SHARE * soft["train_s"])],
-            [f"learned tree >= the {arity}-ary Huffman tree", f"{p1(tree['p1'])} vs "
-             f"{p1(huffman['p1'])}", verdict(tree["p1"] >= huffman["p1"])]]
+        checks = (self.flat_checks(best, arity) if name in FLAT_ROWS
+                  else self.above_checks(rows, arity))
         lines += ["", "Targets (\"at its best\": each row at its best P@1 over the grid):", ""]
         lines += table(["target", "measured", "check"],
                        [c[:2] + [self.checked(c[2])] for c in checks])
@@ -151,6 +139,25 @@ class TreeGridBench(Bench):
                   "0`, `treexc test`), warm compile cache; fastText 0.9.2: "
                   "`train_supervised()` and `model.test()` inside its process."]
         return Section(f"{name}: every output layer at its best dim", lines=lines)
+
+    @staticmethod
+    def flat_checks(best, arity):
+        """The targets against the flat softmaxes (each row at its best):
+        within 0.01 of both, at most 1/5 of treexc softmax's training time,
+        at least the Huffman tree of its arity."""
+        tree = best["treexc learned tree (default shape)"]
+        huffman = best[f"treexc {arity}-ary Huffman tree"]
+        soft, ft_soft = best["treexc softmax"], best["fastText softmax"]
+        return [
+            ["learned tree within 0.01 of treexc softmax", f"{p1(tree['p1'])} vs "
+             f"{p1(soft['p1'])}", verdict(tree["p1"] >= soft["p1"] - WITHIN)],
+            ["learned tree within 0.01 of fastText softmax", f"{p1(tree['p1'])} vs "
+             f"{p1(ft_soft['p1'])}", verdict(tree["p1"] >= ft_soft["p1"] - WITHIN)],
+            ["learned tree's training <= 1/5 of treexc softmax's", f"{secs(tree['train_s'])} "
+             f"vs {secs(soft['train_s'])} (ratio {tree['train_s'] / soft['train_s']:.2f})",
+             verdict(tree["train_s"] <= TIME_SHARE * soft["train_s"])],
+            [f"learned tree >= the {arity}-ary Huffman tree", f"{p1(tree['p1'])} vs "
+             f"{p1(huffman['p1'])}", verdict(tree["p1"] >= huffman["p1"])]]
 
     @staticmethod
     def above_checks(rows, arity):
