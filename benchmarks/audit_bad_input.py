@@ -1047,8 +1047,8 @@ def flag_cases():
     fcase("-bucket 2^40 with -wordNgrams 2", f"-bucket {2 ** 40} -wordNgrams 2",
           expect="either", ft=ft_train("good.txt", f"bucket={2 ** 40}, wordNgrams=2"))
     fcase("-arity 1", "-arity 1")
-    fcase("-arity 2000000000", "-arity 2000000000", expect="either", rss_mb=2048,
-          note="issue 8.12")
+    fcase("-arity 2000000000", "-arity 2000000000", expect="ok", rss_mb=2048,
+          note="issue 8.12; cut to the label count since session 25")
     fcase("-arity 3 with -loss softmax (unused)", "-arity 3 -loss softmax", expect="ok")
     fcase("-minCount huge: no words remain", "-minCount 100000000",
           ft=ft_train("good.txt", "minCount=100000000"))

@@ -124,7 +124,9 @@ def supervised_parts(args, n_words=0, n_labels=1):
     elif entry.tree == "flat":
         out_rows, children, arity = n_labels, n_labels, n_labels
     else:
-        arity = args.arity or 2  # 0: a learned tree's, set once the labels are counted
+        # 0: a learned tree's, set once the labels are counted; never wider
+        # than the labels (classify/options.Args._clamp_arity)
+        arity = min(args.arity or 2, max(2, n_labels))
         internal = min_internal_nodes(n_labels, arity)
         out_rows, children = internal * arity, internal * arity
     parts.append(("output matrix", out_rows * dim * f32,

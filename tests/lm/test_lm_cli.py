@@ -32,6 +32,22 @@ def test_an_arity_wider_than_the_vocabulary_can_fill_is_refused(tmp_path):
     assert r.exit_code == 0, r.output
 
 
+def test_a_run_stopped_by_patience_ends_with_nothing_left_to_train(tmp_path, sentence_text):
+    """The last progress line of a run that -patience stopped showed the
+    share trained and an ETA for epochs that would never run."""
+    (tmp_path / "train.txt").write_text(sentence_text(60))
+    (tmp_path / "valid.txt").write_text(sentence_text(60, seed=9))
+    r = CliRunner().invoke(main, ["lm", "-input", str(tmp_path / "train.txt"), "-valid",
+                                  str(tmp_path / "valid.txt"), "-output", str(tmp_path / "m"),
+                                  "-minCount", "1", "-dim", "32", "-epoch", "40", "-batch",
+                                  "16", "-lr", "0.1", "-thread", "1", "-seed", "1",
+                                  "-verbose", "2"])
+    assert r.exit_code == 0, r.output
+    assert "stopped after epoch" in r.output  # it overfits: -patience stops it
+    last = [line for line in r.output.splitlines() if line.startswith("Progress:")][-1]
+    assert "100.0%" not in last and last.endswith("ETA: 0h 0m 0s"), last
+
+
 def test_cli_lm_test_predict_and_log(tmp_path, sentence_text):
     (tmp_path / "train.txt").write_text(sentence_text(200))
     (tmp_path / "valid.txt").write_text(sentence_text(30, seed=9))

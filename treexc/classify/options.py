@@ -178,7 +178,8 @@ class Args:
     arity: int = option(0, "tree arity M (0 = 2 for hs; for a learned tree the least M with "
                         "M^D >= labels, D = -depth or 2: a two-level tree of about "
                         "sqrt(labels), or of labels/5 with -depth 2 where the labels are "
-                        "about equally frequent and many-lined)", shape=True)
+                        "about equally frequent and many-lined; never wider than the "
+                        "labels)", shape=True)
     # saved only when set: models without it keep their headers byte for byte
     tree: str = option("", "output tree: learned (rebuilt by AssignLabels: -loss tree), "
                        "huffman (fastText's: -loss hs), random or cluster (fixed); "
@@ -223,13 +224,29 @@ class Args:
         why = self._choose_loss(n_labels, labels_per_line) if self.loss == AUTO else None
         shape = self._choose_wide_root(label_counts)
         self.arity = self.effective_arity(n_labels)
+        clamped = self._clamp_arity(n_labels)
         if self.treeUpdates == -1:
             self.treeUpdates = PLT_TREE_UPDATES if self.loss == "plt" else TREE_UPDATES
         lines = []
         if why is not None:
             arity = f" of arity {self.arity}" if self.loss != "softmax" else ""
             lines.append(f"output layer: {self.loss}{arity} (-loss auto: {why})")
-        return lines + ([shape] if shape else [])
+        return lines + [line for line in (shape, clamped) if line]
+
+    def _clamp_arity(self, n_labels):
+        """A tree wider than its labels has only empty slots beyond them, and
+        each costs a row of weights and of AssignLabels' statistics (an
+        ``-arity 100000`` over 732 labels took 1.6 GB): such an arity is cut
+        to the label count, which builds the same tree less its empty slots.  Not refused, since
+        ``-arity 20`` on a four-label file is an ordinary command.  Returns
+        the line saying so, or None."""
+        entry = LOSSES.get(self.loss)
+        widest = max(2, n_labels)
+        if entry is None or entry.tree in ("", "flat") or self.arity <= widest:
+            return None
+        given, self.arity = self.arity, widest
+        return f"tree arity: {widest} ({n_labels} labels fill at most {widest} slots of a node, " \
+               f"not {given})"
 
     def _choose_wide_root(self, label_counts):
         """A tree softmax (``-loss tree``) given neither ``-arity`` nor

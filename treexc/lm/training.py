@@ -122,7 +122,11 @@ class LMSession:
         except BaseException:
             self.reporter.abort()
             raise
-        self.reporter.finish(self._snapshot(None))
+        final = self._snapshot(None)
+        # nothing is left to train, also where -patience stopped the run
+        # short of -epoch (its fraction then says how far it got)
+        final.eta_seconds = 0.0
+        self.reporter.finish(final)
         return records
 
     def _run(self, epochs, evaluate_at_end):
