@@ -8,7 +8,7 @@ import pytest
 import treexc
 from treexc import runtime
 from treexc.classify import session
-from treexc.classify.options import default_tree_arity, label_spread, wide_root_arity
+from treexc.classify.tree_shape import default_tree_arity, label_spread, wide_root_arity
 
 
 @pytest.mark.parametrize("labels,depth,arity", [(6, 2, 3), (2972, 2, 55), (8737, 2, 94),

@@ -98,14 +98,43 @@ def random_lines(rng, n_rows, n_lines):
     return feat_off, feats
 
 
-def run_kernel(feat_off, feats, w_in, w_out, loss_kind, children, n_labels, k, threshold):
+def run_kernel(feat_off, feats, w_in, w_out, loss_kind, children, n_labels, k, threshold,
+               mean_scoring=False):
     n = len(feat_off) - 1
     out_label = np.full((n, k), -7, dtype=np.int64)
     out_score = np.full((n, k), np.nan)
     out_count = np.full(n, -1, dtype=np.int64)
     predict_lines(feat_off, feats, w_in, w_out, loss_kind, children, n_labels, k,
-                  float(threshold), out_label, out_score, out_count)
+                  float(threshold), mean_scoring, out_label, out_score, out_count)
     return out_label, out_score, out_count
+
+
+def mean_reference_log_probs(children, n_labels, w_out, hidden):
+    """Every label's log-probability under the mean of a tree softmax's two
+    readings (``loss.topk.mean_top_k``), by a walk over the whole tree."""
+    arity = children.shape[1]
+    w_out = w_out.astype(np.float64)
+    tree = np.zeros(children.shape[0])
+    flat = np.zeros(children.shape[0])
+    score = np.full(n_labels, np.nan)
+    for n in range(children.shape[0]):
+        slots = np.flatnonzero(children[n] >= 0)
+        if len(slots) == 1:
+            logits = np.zeros(1)
+        elif arity == 2:  # fastText's sigmoid on row 0: the logits (0, score)
+            logits = np.array([0.0, w_out[n * arity] @ hidden])
+        else:
+            logits = w_out[n * arity + slots] @ hidden
+        log_probs = logits - np.logaddexp.reduce(logits)
+        for j, logit, log_p in zip(slots, logits, log_probs):
+            c = children[n, j]
+            t, f = tree[n] + log_p, flat[n] + logit
+            if c < n_labels:
+                score[c] = 0.5 * (t + f)
+            else:
+                tree[c - n_labels], flat[c - n_labels] = t, f
+    assert not np.isnan(score).any()
+    return score - np.logaddexp.reduce(score)
 
 
 def hidden_of(w_in, feats, f0, f1):
@@ -136,6 +165,35 @@ def test_tree_top_k_equals_brute_force(seed):
                                         threshold)
                     total += 1
     assert exact > 0.9 * total  # the exact comparison was not vacuous
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_mean_top_k_equals_brute_force(seed):
+    """The two readings' mean (-scoring mean) on every kind of tree: Huffman
+    with padding, flat, binary, balanced."""
+    rng = np.random.default_rng(seed)
+    dim, n_rows = 8, 40
+    exact = total = 0
+    for tree in make_trees(rng):
+        w_in = (rng.standard_normal((n_rows, dim)) * 1.5).astype(np.float32)
+        w_out = rng.standard_normal((tree.n_internal * tree.arity, dim)).astype(np.float32)
+        feat_off, feats = random_lines(rng, n_rows, 12)
+        K = tree.n_labels
+        lps = [None] + [mean_reference_log_probs(tree.children, K, w_out,
+                                                 hidden_of(w_in, feats, feat_off[i],
+                                                           feat_off[i + 1]))
+                        for i in range(1, len(feat_off) - 1)]
+        for k in sorted({1, 3, K}):
+            for threshold in (0.0, 0.05):
+                labels, scores, counts = run_kernel(feat_off, feats, w_in, w_out,
+                                                    KERNEL_TREE, tree.children, K, k,
+                                                    threshold, mean_scoring=True)
+                assert counts[0] == 0
+                for i in range(1, len(counts)):
+                    exact += check_line(lps[i], labels[i], scores[i], counts[i], k,
+                                        threshold)
+                    total += 1
+    assert exact > 0.9 * total
 
 
 def test_probabilities_of_a_tree_sum_to_one():

@@ -28,6 +28,7 @@ from .quantize import quantize_model
 from .quantize_options import QuantizeArgs
 from .quantized import QuantizedMatrix
 from .stored import MODEL_KIND, PQ_CODES, QUANTIZED_VERSION, read_classifier
+from .tree_shape import SCORING_MEAN
 
 PARALLEL_LINES = 512  # lines per prediction thread, at least
 SENTENCE_CHUNK = 1 << 16  # feature rows gathered at once for a sentence vector
@@ -44,7 +45,8 @@ class Model(FastTextMembers):
         self.w_out = w_out  # float32 (decoded, when quantised with -qout)
         self.w_out_quantized = w_out_quantized  # its codes, kept for save_model
         self.quantization = quantization  # what quantize did (the file's header)
-        # "fasttext": converted from fastText, answers as fastText computes them
+        # "fasttext": converted from fastText, answers as fastText computes them;
+        # "mean": a tree softmax answering with its two readings (loss.topk)
         self.scoring = scoring
         self._unit_vectors = None  # normalised word vectors, for nn and analogies
         self._words = self._labels = None
@@ -124,7 +126,8 @@ class Model(FastTextMembers):
                 return
             predict_lines(corpus.feat_off[a:b + 1], feats, w_in, self.w_out,
                           self.loss_kind, self.children, self.nlabels, k, float(threshold),
-                          out_label[a:b], out_score[a:b], out_count[a:b])
+                          self.scoring == SCORING_MEAN, out_label[a:b], out_score[a:b],
+                          out_count[a:b])
 
         n_threads = min(default_threads(), n // PARALLEL_LINES) if n else 0
         if n_threads <= 1:

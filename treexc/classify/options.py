@@ -9,12 +9,11 @@ line and as ``train_supervised(wordNgrams=2)`` in Python.
 
 import math
 import numbers
-import statistics
 from dataclasses import dataclass
 
 from ..errors import TreexcError
 from ..loss.registry import ALIASES as LOSS_ALIASES
-from ..loss.registry import AUTO, LOSSES, loss
+from ..loss.registry import AUTO, KERNEL_TREE, LOSSES, loss
 from ..options import (
     IF_SET,
     TREES,
@@ -26,17 +25,20 @@ from ..options import (
     option,
     options_from_flags,
 )
+from .tree_shape import (
+    AUTO_SOFTMAX_MAX_LABELS,
+    SCORING_MEAN,
+    WIDE_ROOT_MIN_EVENNESS,
+    WIDE_ROOT_MIN_MEDIAN_COUNT,
+    default_tree_arity,
+    even_and_many_lined,
+    label_spread,
+    wide_root_arity,
+)
 
-# The default output layer, -loss auto: the exact flat softmax up to this many
-# labels, where it is cheap, and the learned tree above, where it pays.  At
-# well-trained flags the flat softmax was the more accurate of the two at
-# every label count measured (gutenberg_books cut to its 100 to 2,972 most
-# frequent labels: 0.04-0.06 P@1 better) for 1.6-8x the training time; up to
-# 4,096 labels treexc's softmax still trains faster than fastText's default
-# (its softmax).  docs/benchmarks-trees.md, "Default loss", has the figures.
-AUTO_SOFTMAX_MAX_LABELS = 4096
-# ... unless the labels are not exclusive: from this many distinct labels a
-# labelled line on average, -loss auto trains a probabilistic label tree, which
+# -loss auto trains the flat softmax up to tree_shape.AUTO_SOFTMAX_MAX_LABELS
+# labels, unless they are not exclusive: from this many distinct labels a
+# labelled line on average, it trains a probabilistic label tree, which
 # estimates each label's own probability (what precision@k ranks by) where
 # the softmax estimates that of the one label drawn per update.  cooking
 # (2.3) and debian_tags (3.7) gain 0.10-0.18 P@1 at the default flags and
@@ -52,26 +54,6 @@ SHUFFLED = "shuffled"  # -order: a new random order each epoch (text.epoch_order
 # 0.618 for the Huffman tree it starts from (docs/benchmarks-multilabel.md,
 # "One rebuild").
 TREE_UPDATES, PLT_TREE_UPDATES = 50, 1
-# The learned tree's default shape when its labels are about equally frequent
-# and each has many lines (a "wide root"): two levels, the root's children
-# holding up to a fifth of the labels each, so an example scores about a
-# fifth of the flat softmax's rows (never more than the flat softmax -loss
-# auto trains).  A tree node's classifier is linear in the hidden vector, and
-# a root slot of sqrt(labels) labels that each have their own direction is
-# scored by one row: where labels are many-lined and no frequency structure
-# puts some alone near the root, wider groups win.  "About equally frequent":
-# evenness = exp(entropy of the label counts) / labels; "many lines": the
-# median label count.  Test P@1, the default sqrt(labels) tree -> the wide
-# root (one thread, seeds 0 and 1): gutenberg_books (evenness 0.97, median
-# 79) 0.272, 0.273 -> 0.289, 0.294; its training file cut to a quarter (0.95,
-# 19; seed 0) 0.090 -> 0.097; a book-of-a-paragraph set from gutenberg_lm
-# (0.98, 150; not used to choose) 0.381, 0.380 -> 0.401, 0.403.  Not where
-# either is low: wn_hypernym's 1,000 commonest labels (0.68, 19) +0.007,
-# within noise, for 1.6 times the time; wn_hypernym (0.52, 4) -0.018; cooking
-# (0.36, 14) -0.012; 3,000 next words (0.10, 56) level at 5x the time.
-# Thresholds: the geometric middles of the nearest sets either side (0.68
-# and 0.95; 4 and 19).  docs/trees.md, "A wide root for even, many-lined labels".
-WIDE_ROOT_MIN_EVENNESS, WIDE_ROOT_MIN_MEDIAN_COUNT, WIDE_ROOT_SHARE = 0.8, 9, 5
 
 LOSS_HELP = ("loss function: " + "; ".join(f"{entry.name} = {entry.help}"
                                            for entry in LOSSES.values())
@@ -88,49 +70,15 @@ def usual_tree(loss_name):
     return "learned" if entry.learned and entry.learned_by_default else entry.tree
 
 
+def tree_softmax(loss_name):
+    """Whether ``loss_name`` is a softmax over a tree (a flat softmax is a
+    one-node tree): what ``-scoring mean`` reads two ways."""
+    return loss(loss_name).kernel == KERNEL_TREE
+
+
 def takes_tree(loss_name):
     """Whether ``-tree`` can change the output tree of ``loss_name``."""
     return loss_name == AUTO or usual_tree(loss_name) in TREES
-
-
-def default_tree_arity(n_labels, depth=2):
-    """Arity of a learned tree when ``-arity`` is not given: the least M
-    with M^depth >= the number of labels (``depth`` = ``-depth`` when given,
-    else 2: about sqrt(labels)).  A node's classifier is linear in the
-    hidden vector: at well-trained flags two wide levels beat a deep 20-ary
-    tree (gutenberg_books +0.02 P@1 on valid) and tied on wn_hypernym;
-    wider than sqrt(labels) gained nothing but on even, many-lined labels
-    (:func:`wide_root_arity`; docs/trees.md, issue 10)."""
-    depth = min(depth, 62)  # 2^62 leaves hold any label count (and -depth 2^31 stays cheap)
-    arity = max(2, int(max(n_labels, 1) ** (1.0 / depth)) - 1)
-    while arity ** depth < n_labels:
-        arity += 1
-    return arity
-
-
-def label_spread(label_counts):
-    """``(evenness, median)`` of the label counts: exp(entropy of their
-    distribution) / labels (1.0 when every label is as frequent) and the
-    median count."""
-    counts = [c for c in label_counts if c > 0]
-    if not counts:
-        return 0.0, 0.0
-    total = float(sum(counts))
-    entropy = -sum(c / total * math.log(c / total) for c in counts)
-    return math.exp(entropy) / len(counts), float(statistics.median(counts))
-
-
-def wide_root_arity(label_counts, spread=None):
-    """The arity of a learned tree's wide root (two levels, see
-    :data:`WIDE_ROOT_SHARE`) for these label counts (``spread``: their
-    :func:`label_spread`, if already known), or 0 where the default
-    ``sqrt(labels)`` tree is the better one (or as wide: up to 25 labels)."""
-    evenness, median = spread or label_spread(label_counts)
-    if evenness < WIDE_ROOT_MIN_EVENNESS or median < WIDE_ROOT_MIN_MEDIAN_COUNT:
-        return 0
-    n_labels = len(label_counts)
-    wide = min(-(-n_labels // WIDE_ROOT_SHARE), AUTO_SOFTMAX_MAX_LABELS)
-    return wide if wide > default_tree_arity(n_labels, 2) else 0
 
 
 @dataclass
@@ -196,6 +144,14 @@ class Args:
                            flags=("depth", "maxDepth"))
     treeGradient: str = option("ll", "AssignLabels score: ll (log-likelihood) or plain "
                                "(J_n gradient)", choices=("ll", "plain"))
+    # how the model answers: written in the model file's header ("scoring"),
+    # not among its options
+    scoring: str = option("auto", "how a tree softmax answers: tree (its probabilities), "
+                          "mean (the geometric mean of those and of the flat softmax its "
+                          "path scores sum to: more accurate where labels are about equally "
+                          "frequent and many-lined, at a flat softmax's prediction cost), "
+                          "auto (mean for -loss tree on such labels, else tree)",
+                          saved=False, choices=("auto", "tree", SCORING_MEAN))
 
     def effective_arity(self, n_labels=None):
         """``-arity``, else the loss's: 2 for hs; for a learned tree the
@@ -247,6 +203,26 @@ class Args:
         given, self.arity = self.arity, widest
         return f"tree arity: {widest} ({n_labels} labels fill at most {widest} slots of a node, " \
                f"not {given})"
+
+    def model_scoring(self, label_counts):
+        """The model file's ``scoring`` (``""`` for the tree's own answers, or
+        :data:`SCORING_MEAN`) once the loss is known, and the line saying
+        why when ``-scoring auto`` chose the mean."""
+        if self.scoring == "tree":
+            return "", None
+        if self.scoring == SCORING_MEAN:
+            if not tree_softmax(self.loss):  # -loss auto chose one
+                bad_option("scoring", self.scoring, f"-loss auto chose {self.loss}, not a "
+                           "tree softmax (give -loss tree)")
+            return SCORING_MEAN, None
+        if self.loss != "tree" or label_counts is None:
+            return "", None
+        evenness, median = spread = label_spread(label_counts)
+        if not even_and_many_lined(spread):
+            return "", None
+        return SCORING_MEAN, (f"scoring: mean of the tree's and the flat reading's "
+                              f"probabilities (labels about equally frequent, evenness "
+                              f"{evenness:.2f}, and many-lined, median {median:g})")
 
     def _choose_wide_root(self, label_counts):
         """A tree softmax (``-loss tree``) given neither ``-arity`` nor
@@ -419,6 +395,9 @@ def validate(args):
     learned = args.loss in LOSSES and LOSSES[args.loss].learned
     if args.arity < 2 and not ((args.loss == AUTO or learned) and args.arity == 0):
         bad("arity", args.arity, "must be >= 2")
+    if args.scoring == SCORING_MEAN and args.loss != AUTO and not tree_softmax(args.loss):
+        bad("scoring", args.scoring, f"-loss {args.loss} is not a tree softmax (-loss tree, "
+            "hs or softmax)")
     if not args.label:
         bad("label", repr(args.label), "the label prefix must not be empty")
     if any(c.isspace() for c in args.label):

@@ -9,7 +9,7 @@ from numba import njit
 from .. import jitstart  # noqa: F401  (keys the kernel caches on every kernel's source)
 from ..loss.plt import plt_path_statistics
 from ..loss.registry import KERNEL_PLT, KERNEL_TREE
-from ..loss.topk import plt_top_k, sigmoid_top_k, sort_heap, tree_top_k
+from ..loss.topk import mean_top_k, plt_top_k, sigmoid_top_k, sort_heap, tree_top_k
 from ..loss.tree_softmax import path_statistics
 
 
@@ -27,8 +27,9 @@ def hidden_vector(w_in, feats, f0, f1, out):
 
 @njit(cache=True, nogil=True, fastmath=True)
 def predict_lines(feat_off, feats, w_in, w_out, loss_kind, children, n_labels, k,
-                  threshold, out_label, out_score, out_count):
-    """Top-k labels of every line, best first.
+                  threshold, mean_scoring, out_label, out_score, out_count):
+    """Top-k labels of every line, best first (``mean_scoring``: a tree
+    softmax read both ways, ``loss.topk.mean_top_k``).
 
     ``out_label``/``out_score`` are (n_lines, k): label ids and
     log-probabilities; ``out_count[i]`` says how many are valid (0 for a
@@ -44,6 +45,10 @@ def predict_lines(feat_off, feats, w_in, w_out, loss_kind, children, n_labels, k
     stack_score = np.empty(depth_bound * arity + 1, dtype=np.float64)
     probs = np.empty(max(arity, 2), dtype=np.float64)
     child_order = np.empty(arity, dtype=np.int64)
+    n_internal = children.shape[0] if mean_scoring else 1
+    node_tree = np.empty(n_internal, dtype=np.float64)
+    node_flat = np.empty(n_internal, dtype=np.float64)
+    label_score = np.empty(n_labels if mean_scoring else 1, dtype=np.float64)
     log_threshold = np.log(threshold) if threshold > 0.0 else -np.inf
     for line in range(len(feat_off) - 1):
         f0, f1 = feat_off[line], feat_off[line + 1]
@@ -51,7 +56,10 @@ def predict_lines(feat_off, feats, w_in, w_out, loss_kind, children, n_labels, k
         if f1 == f0:
             continue
         hidden_vector(w_in, feats, f0, f1, hidden)
-        if loss_kind == KERNEL_TREE:
+        if loss_kind == KERNEL_TREE and mean_scoring:
+            size = mean_top_k(w_out, children, n_labels, hidden, k, log_threshold, heap_score,
+                              heap_label, node_tree, node_flat, label_score, probs)
+        elif loss_kind == KERNEL_TREE:
             size = tree_top_k(w_out, children, n_labels, hidden, k, log_threshold,
                               heap_score, heap_label, stack_node, stack_score, probs,
                               child_order)

@@ -19,7 +19,8 @@ from ..io.fasttext_model import starts_like_fasttext
 from ..loss.registry import LOSSES, loss
 from ..options import shape_names
 from .fasttext_convert import SCORING_FASTTEXT, loaded_from_fasttext
-from .options import Args, validate
+from .options import Args, tree_softmax, validate
+from .tree_shape import SCORING_MEAN
 
 MODEL_KIND = "supervised"
 QUANTIZED_VERSION = modelfile.QUANTIZED_VERSION
@@ -84,7 +85,8 @@ def read_classifier(path, check_vocabulary, check_tree, loaded=None, weights_che
         if type(nwords) is not int or type(has_tree) is not bool:
             raise TypeError("nwords or has_tree")
         scoring = header.get("scoring", "")
-        if scoring not in ("", SCORING_FASTTEXT):
+        if scoring not in ("", SCORING_FASTTEXT, SCORING_MEAN) or (
+                scoring == SCORING_MEAN and not (has_tree and tree_softmax(args.loss))):
             raise ValueError(f"scoring {contents.describe(scoring)}")
         # index arrays are in memory (never mapped); weights may be mapped
         pool = contents.array(a, "pool", "u1", 1)

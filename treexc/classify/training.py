@@ -55,6 +55,9 @@ def train_on_corpus(args, reporter, initial_tree, dictionary, corpus, pretrained
     for chosen in args.resolve_auto_loss(dictionary.nlabels, corpus.labels_per_line,
                                          dictionary.label_counts):
         reporter.info(chosen)
+    scoring, why = args.model_scoring(dictionary.label_counts)
+    if why:
+        reporter.info(why)
     memory.refuse_oversized(memory.supervised_parts(args, dictionary.nwords,
                                                     dictionary.nlabels))
     w_in = init_input_matrix(dictionary.nwords + args.bucket, args.dim, args.seed)
@@ -68,7 +71,7 @@ def train_on_corpus(args, reporter, initial_tree, dictionary, corpus, pretrained
     tree = initial_tree or make_initial_tree(args, dictionary.label_counts, vectors)
     rows = tree.n_internal * tree.arity if tree is not None else dictionary.nlabels
     w_out = np.zeros((rows, args.dim), dtype=np.float32)
-    model = Model(args, dictionary, tree, w_in, w_out)
+    model = Model(args, dictionary, tree, w_in, w_out, scoring=scoring)
     session = Session(model, corpus, reporter)
     session.run()
     if session.rebuilds:

@@ -12,6 +12,14 @@ log-sigmoids (marginal label probabilities, which do not sum to 1).
 
 One-vs-all and negative-sampling models score each label independently with
 a sigmoid, as fastText does.
+
+A tree softmax can also be read a second way (:func:`mean_top_k`, a model
+whose ``scoring`` is ``"mean"``): the sum of the slot scores on a label's
+path is a flat softmax's logit over the same weights.  Its answer is the
+geometric mean of the two distributions, renormalised: ``p(y)`` proportional
+to ``sqrt(p_tree(y) * exp(flat(y)))``.  That needs every node scored (a
+flat softmax's cost); docs/trees.md, "Two readings of one tree", says where
+and why.
 """
 
 import numpy as np
@@ -130,6 +138,66 @@ def search_top_k(w_out, children, n_labels, hidden, k, log_threshold, heap_score
             top += 1
     return size
 
+
+
+@njit(cache=True, nogil=True, fastmath=True)
+def mean_top_k(w_out, children, n_labels, hidden, k, log_threshold, heap_score, heap_label,
+               node_tree, node_flat, label_score, logits):
+    """Exact top-k labels by the mean of the tree's two readings (module
+    docstring), as normalised log-probabilities; returns the heap size.
+    Scratch: ``node_tree``/``node_flat`` one entry per internal node,
+    ``label_score`` one per label, ``logits`` one per slot."""
+    arity = children.shape[1]
+    node_tree[0] = 0.0
+    node_flat[0] = 0.0
+    # nodes are breadth-first: a node's path scores are known before its own
+    for n in range(children.shape[0]):
+        base = n * arity
+        present, top, only = 0, -1e300, -1
+        for j in range(arity):
+            if children[n, j] >= 0:
+                present += 1
+                only = j
+        full_binary = arity == 2 and present == 2
+        for j in range(arity):
+            if children[n, j] < 0:
+                continue
+            if present == 1:  # a one-child chain link: probability 1, no score
+                logits[j] = 0.0
+            elif full_binary:  # fastText's sigmoid on row 0: the logits (0, score)
+                logits[j] = 0.0 if j == 0 else float(dot(w_out[base], hidden))
+            else:
+                logits[j] = float(dot(w_out[base + j], hidden))
+            top = max(top, logits[j])
+        total = 0.0
+        for j in range(arity):
+            if children[n, j] >= 0:
+                total += np.exp(logits[j] - top)
+        log_norm = top + np.log(total) if present > 1 else logits[only]
+        for j in range(arity):
+            c = children[n, j]
+            if c < 0:
+                continue
+            tree = node_tree[n] + logits[j] - log_norm
+            flat = node_flat[n] + logits[j]
+            if c < n_labels:
+                label_score[c] = 0.5 * (tree + flat)
+            else:
+                node_tree[c - n_labels] = tree
+                node_flat[c - n_labels] = flat
+    top = -1e300
+    for label in range(n_labels):
+        top = max(top, label_score[label])
+    total = 0.0
+    for label in range(n_labels):
+        total += np.exp(label_score[label] - top)
+    log_norm = top + np.log(total)
+    size = 0
+    for label in range(n_labels):
+        s = label_score[label] - log_norm
+        if s >= log_threshold:
+            size = heap_push(heap_score, heap_label, size, k, s, label)
+    return size
 
 
 @njit(cache=True, nogil=True, fastmath=True)
