@@ -141,8 +141,11 @@ def hidden_of(w_in, feats, f0, f1):
     return w_in[feats[f0:f1]].astype(np.float64).mean(axis=0)
 
 
+@pytest.mark.parametrize("mean", [False, True])
 @pytest.mark.parametrize("seed", [0, 1, 2])
-def test_tree_top_k_equals_brute_force(seed):
+def test_tree_top_k_equals_brute_force(seed, mean):
+    """Every kind of tree (Huffman with padding, flat, binary, balanced), by
+    its probabilities or (``mean``) by its two readings (-scoring mean)."""
     rng = np.random.default_rng(seed)
     dim, n_rows = 8, 40
     exact = total = 0
@@ -151,49 +154,21 @@ def test_tree_top_k_equals_brute_force(seed):
         w_out = rng.standard_normal((tree.n_internal * tree.arity, dim)).astype(np.float32)
         feat_off, feats = random_lines(rng, n_rows, 12)
         K = tree.n_labels
-        lps = [None] + [reference_log_probs(tree, w_out, hidden_of(w_in, feats, feat_off[i],
-                                                                   feat_off[i + 1]))
-                        for i in range(1, len(feat_off) - 1)]
+        hiddens = [hidden_of(w_in, feats, feat_off[i], feat_off[i + 1])
+                   for i in range(1, len(feat_off) - 1)]
+        lps = [None] + [mean_reference_log_probs(tree.children, K, w_out, h) if mean
+                        else reference_log_probs(tree, w_out, h) for h in hiddens]
         for k in sorted({1, 2, 5, K, K + 3}):
             for threshold in (0.0, 0.01, 0.2, 0.6):
                 labels, scores, counts = run_kernel(feat_off, feats, w_in, w_out,
                                                     KERNEL_TREE, tree.children, K, k,
-                                                    threshold)
+                                                    threshold, mean_scoring=mean)
                 assert counts[0] == 0  # no features, no prediction
                 for i in range(1, len(counts)):
                     exact += check_line(lps[i], labels[i], scores[i], counts[i], k,
                                         threshold)
                     total += 1
     assert exact > 0.9 * total  # the exact comparison was not vacuous
-
-
-@pytest.mark.parametrize("seed", [0, 1])
-def test_mean_top_k_equals_brute_force(seed):
-    """The two readings' mean (-scoring mean) on every kind of tree: Huffman
-    with padding, flat, binary, balanced."""
-    rng = np.random.default_rng(seed)
-    dim, n_rows = 8, 40
-    exact = total = 0
-    for tree in make_trees(rng):
-        w_in = (rng.standard_normal((n_rows, dim)) * 1.5).astype(np.float32)
-        w_out = rng.standard_normal((tree.n_internal * tree.arity, dim)).astype(np.float32)
-        feat_off, feats = random_lines(rng, n_rows, 12)
-        K = tree.n_labels
-        lps = [None] + [mean_reference_log_probs(tree.children, K, w_out,
-                                                 hidden_of(w_in, feats, feat_off[i],
-                                                           feat_off[i + 1]))
-                        for i in range(1, len(feat_off) - 1)]
-        for k in sorted({1, 3, K}):
-            for threshold in (0.0, 0.05):
-                labels, scores, counts = run_kernel(feat_off, feats, w_in, w_out,
-                                                    KERNEL_TREE, tree.children, K, k,
-                                                    threshold, mean_scoring=True)
-                assert counts[0] == 0
-                for i in range(1, len(counts)):
-                    exact += check_line(lps[i], labels[i], scores[i], counts[i], k,
-                                        threshold)
-                    total += 1
-    assert exact > 0.9 * total
 
 
 def test_probabilities_of_a_tree_sum_to_one():
