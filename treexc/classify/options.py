@@ -193,9 +193,9 @@ class Args:
         """A tree wider than its labels has only empty slots beyond them, and
         each costs a row of weights and of AssignLabels' statistics (an
         ``-arity 100000`` over 732 labels took 1.6 GB): such an arity is cut
-        to the label count, which builds the same tree less its empty slots.  Not refused, since
-        ``-arity 20`` on a four-label file is an ordinary command.  Returns
-        the line saying so, or None."""
+        to the label count, which builds the same tree less its empty
+        slots.  Not refused, since ``-arity 20`` on a four-label file is an
+        ordinary command.  Returns the line saying so, or None."""
         entry = LOSSES.get(self.loss)
         widest = max(2, n_labels)
         if entry is None or entry.tree in ("", "flat") or self.arity <= widest:
@@ -211,7 +211,7 @@ class Args:
         if self.scoring == "tree":
             return "", None
         if self.scoring == SCORING_MEAN:
-            if not tree_softmax(self.loss):  # -loss auto chose one
+            if not tree_softmax(self.loss):  # only -loss auto's choice: validate refused the rest
                 bad_option("scoring", self.scoring, f"-loss auto chose {self.loss}, not a "
                            "tree softmax (give -loss tree)")
             return SCORING_MEAN, None
