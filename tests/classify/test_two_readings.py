@@ -9,6 +9,7 @@ from test_default_tree import even_corpus, zipf_corpus
 from test_predict import mean_reference_log_probs
 
 import treexc
+from treexc.classify import options
 from treexc.classify.predict_kernels import hidden_vector
 from treexc.errors import TreexcError
 
@@ -42,6 +43,16 @@ def test_mean_answers_are_the_brute_force_over_all_labels(tmp_path, loss):
     model.scoring = ""
     _, tree_scores, _ = model.predict_corpus(corpus, k=-1)
     assert not np.allclose(tree_scores, scores, atol=1e-3)
+
+
+def test_auto_keeps_the_tree_where_scoring_every_node_costs_too_much(tmp_path, monkeypatch):
+    """The mean scores every node at prediction: by default only up to
+    ``SCORING_MEAN_MAX_LABELS`` labels (here cut to 50, below the 60)."""
+    even = even_corpus(tmp_path / "even.txt")
+    monkeypatch.setattr(options, "SCORING_MEAN_MAX_LABELS", 50)
+    flags = dict(loss="tree", dim=8, epoch=1, lr=0.5, thread=1, seed=1)
+    assert treexc.train_supervised(input=even, **flags).scoring == ""
+    assert treexc.train_supervised(input=even, scoring="mean", **flags).scoring == "mean"
 
 
 def test_auto_chooses_the_mean_for_a_tree_on_even_many_lined_labels(tmp_path, capsys):

@@ -28,6 +28,7 @@ from ..options import (
 from .tree_shape import (
     AUTO_SOFTMAX_MAX_LABELS,
     SCORING_MEAN,
+    SCORING_MEAN_MAX_LABELS,
     WIDE_ROOT_MIN_EVENNESS,
     WIDE_ROOT_MIN_MEDIAN_COUNT,
     default_tree_arity,
@@ -150,7 +151,8 @@ class Args:
                           "mean (the geometric mean of those and of the flat softmax its "
                           "path scores sum to: more accurate where labels are about equally "
                           "frequent and many-lined, at a flat softmax's prediction cost), "
-                          "auto (mean for -loss tree on such labels, else tree)",
+                          "auto (mean for -loss tree on such labels, up to "
+                          f"{SCORING_MEAN_MAX_LABELS:,} of them, else tree)",
                           saved=False, choices=("auto", "tree", SCORING_MEAN))
 
     def effective_arity(self, n_labels=None):
@@ -215,7 +217,8 @@ class Args:
                 bad_option("scoring", self.scoring, f"-loss auto chose {self.loss}, not a "
                            "tree softmax (give -loss tree)")
             return SCORING_MEAN, None
-        if self.loss != "tree" or label_counts is None:
+        if (self.loss != "tree" or label_counts is None
+                or len(label_counts) > SCORING_MEAN_MAX_LABELS):
             return "", None
         evenness, median = spread = label_spread(label_counts)
         if not even_and_many_lined(spread):

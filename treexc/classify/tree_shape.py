@@ -49,6 +49,12 @@ WIDE_ROOT_MIN_EVENNESS, WIDE_ROOT_MIN_MEDIAN_COUNT, WIDE_ROOT_SHARE = 0.8, 9, 5
 # (wn_hypernym 0.311 -> 0.291, cooking 0.578 -> 0.509).  docs/trees.md,
 # "Two readings of one tree".
 SCORING_MEAN = "mean"
+# ... up to this many labels: the mean scores every node of the tree, a flat
+# softmax's work, at prediction; as far as the wide root keeps to a fifth of
+# the labels a group (its arity is capped at AUTO_SOFTMAX_MAX_LABELS) that
+# is the cost of a flat softmax -loss auto would have trained.  Above it the
+# tree answers by its own probabilities, at a tree's cost.
+SCORING_MEAN_MAX_LABELS = WIDE_ROOT_SHARE * AUTO_SOFTMAX_MAX_LABELS
 
 
 def default_tree_arity(n_labels, depth=2):
