@@ -178,18 +178,23 @@ class Args:
         by :data:`AUTO_SOFTMAX_MAX_LABELS`.  Returns the lines saying what
         was chosen and why (none if nothing was left to choose).  Also sets
         a tree's default shape from the labels (``label_counts``: a wide
-        root, :func:`wide_root_arity`) and ``-treeUpdates -1``."""
+        root, :func:`wide_root_arity`), ``-treeUpdates -1`` and ``-scoring
+        auto`` (to ``tree`` or ``mean``)."""
         why = self._choose_loss(n_labels, labels_per_line) if self.loss == AUTO else None
-        shape = self._choose_wide_root(label_counts)
+        # the label counts' spread decides a tree softmax's shape and reading
+        spread = (label_spread(label_counts)
+                  if self.loss == "tree" and label_counts is not None else None)
+        shape = self._choose_wide_root(label_counts, spread)
         self.arity = self.effective_arity(n_labels)
         clamped = self._clamp_arity(n_labels)
         if self.treeUpdates == -1:
             self.treeUpdates = PLT_TREE_UPDATES if self.loss == "plt" else TREE_UPDATES
+        scoring = self._choose_scoring(n_labels, spread)
         lines = []
         if why is not None:
             arity = f" of arity {self.arity}" if self.loss != "softmax" else ""
             lines.append(f"output layer: {self.loss}{arity} (-loss auto: {why})")
-        return lines + [line for line in (shape, clamped) if line]
+        return lines + [line for line in (shape, clamped, scoring) if line]
 
     def _clamp_arity(self, n_labels):
         """A tree wider than its labels has only empty slots beyond them, and
@@ -206,34 +211,35 @@ class Args:
         return f"tree arity: {widest} ({n_labels} labels fill at most {widest} slots of a node, " \
                f"not {given})"
 
-    def model_scoring(self, label_counts):
-        """The model file's ``scoring`` (``""`` for the tree's own answers, or
-        :data:`SCORING_MEAN`) once the loss is known, and the line saying
-        why when ``-scoring auto`` chose the mean."""
-        if self.scoring == "tree":
-            return "", None
-        if self.scoring == SCORING_MEAN:
-            if not tree_softmax(self.loss):  # only -loss auto's choice: validate refused the rest
-                bad_option("scoring", self.scoring, f"-loss auto chose {self.loss}, not a "
-                           "tree softmax (give -loss tree)")
-            return SCORING_MEAN, None
-        if (self.loss != "tree" or label_counts is None
-                or len(label_counts) > SCORING_MEAN_MAX_LABELS):
-            return "", None
-        evenness, median = spread = label_spread(label_counts)
-        if not even_and_many_lined(spread):
-            return "", None
-        return SCORING_MEAN, (f"scoring: mean of the tree's and the flat reading's "
-                              f"probabilities (labels about equally frequent, evenness "
-                              f"{evenness:.2f}, and many-lined, median {median:g})")
+    def _choose_scoring(self, n_labels, spread):
+        """Turn ``-scoring auto`` into ``tree`` or ``mean`` (the mean for a
+        learned tree on even, many-lined labels, up to
+        :data:`SCORING_MEAN_MAX_LABELS`); returns the line saying the mean
+        was chosen, or None.  ``mean`` needs a tree softmax: validate refused
+        the other losses given, this refuses -loss auto's choice of one."""
+        if self.scoring == SCORING_MEAN and not tree_softmax(self.loss):
+            bad_option("scoring", self.scoring, f"-loss auto chose {self.loss}, not a "
+                       "tree softmax (give -loss tree)")
+        if self.scoring != "auto":
+            return None
+        if spread is None or n_labels > SCORING_MEAN_MAX_LABELS \
+                or not even_and_many_lined(spread):
+            self.scoring = "tree"
+            return None
+        self.scoring = SCORING_MEAN
+        evenness, median = spread
+        return (f"scoring: mean of the tree's and the flat reading's probabilities (labels "
+                f"about equally frequent, evenness {evenness:.2f}, and many-lined, median "
+                f"{median:g})")
 
-    def _choose_wide_root(self, label_counts):
+    def _choose_wide_root(self, label_counts, spread):
         """A tree softmax (``-loss tree``) given neither ``-arity`` nor
         ``-maxDepth`` gets a wide root where :func:`wide_root_arity` says so
-        (sets both); returns the line saying so, or None."""
-        if self.loss != "tree" or self.arity or self.maxDepth != -1 or label_counts is None:
+        (sets both); returns the line saying so, or None.  ``spread``: the
+        labels' :func:`label_spread`, None unless the loss is ``tree``."""
+        if spread is None or self.arity or self.maxDepth != -1:
             return None
-        evenness, median = spread = label_spread(label_counts)
+        evenness, median = spread
         wide = wide_root_arity(label_counts, spread)
         if not wide:
             return None

@@ -20,6 +20,7 @@ from ..trees.capacity import CLASSIFIER_FLAGS
 from .model import Model
 from .predict_kernels import label_centroids
 from .session import Session
+from .tree_shape import SCORING_MEAN
 
 
 def train_supervised(args, reporter=None, initial_tree=None):
@@ -55,9 +56,6 @@ def train_on_corpus(args, reporter, initial_tree, dictionary, corpus, pretrained
     for chosen in args.resolve_auto_loss(dictionary.nlabels, corpus.labels_per_line,
                                          dictionary.label_counts):
         reporter.info(chosen)
-    scoring, why = args.model_scoring(dictionary.label_counts)
-    if why:
-        reporter.info(why)
     memory.refuse_oversized(memory.supervised_parts(args, dictionary.nwords,
                                                     dictionary.nlabels))
     w_in = init_input_matrix(dictionary.nwords + args.bucket, args.dim, args.seed)
@@ -71,7 +69,8 @@ def train_on_corpus(args, reporter, initial_tree, dictionary, corpus, pretrained
     tree = initial_tree or make_initial_tree(args, dictionary.label_counts, vectors)
     rows = tree.n_internal * tree.arity if tree is not None else dictionary.nlabels
     w_out = np.zeros((rows, args.dim), dtype=np.float32)
-    model = Model(args, dictionary, tree, w_in, w_out, scoring=scoring)
+    model = Model(args, dictionary, tree, w_in, w_out,
+                  scoring=SCORING_MEAN if args.scoring == SCORING_MEAN else "")
     session = Session(model, corpus, reporter)
     session.run()
     if session.rebuilds:
