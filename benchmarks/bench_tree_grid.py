@@ -22,8 +22,14 @@ The `next_word` case (issue 10's next-word task: 2M examples, the 30,000
 commonest words as labels, 28,699 of them in its training split; made by
 `make_next_word.py` as above, `--next`) has no flat softmax rows (one
 epoch over 28,699 labels takes hours: docs/benchmarks-scale.md) and the
-task's flags `-lr 0.5 -epoch 5`; its targets: the learned tree above the
-Huffman tree of its arity and above fastText's hs.
+task's flags `-epoch 5` and a learning-rate axis as well (`-lr` 0.25 and
+0.5 at `-dim` 50, 0.5 at 100): a learned tree holds its rate for the
+first half of training, which acts as a larger rate than the fixed trees'
+(docs/trees.md, "The learning-rate schedule, apart from the tree"), and
+this task is trained best below `-lr 0.5`, so "each at its best" needs
+lower rates in the grid.  Its targets: the learned tree above the Huffman
+tree of its arity and above fastText's hs, at each grid point and each at
+its best.
 
 treexc: wall time of whole `treexc` commands, warm compile cache; fastText:
 train_supervised() and model.test() times (fasttext_run.py).  The tables
@@ -51,6 +57,10 @@ import treexc
 
 CASES = ("gutenberg_books", "wn_hypernym", "next_word")
 DIMS = (50, 100)
+# grid points (flags changed from the case's): -dim for every case, and for
+# the next word a learning-rate axis too (the module docstring)
+DIM_GRID = tuple({"dim": d} for d in DIMS)
+NEXT_WORD_GRID = ({"dim": 50, "lr": 0.25}, {"dim": 50, "lr": 0.5}, {"dim": 100, "lr": 0.5})
 SETS = {
     "gutenberg_books": DataSet("gutenberg_books", *split_files("gutenberg_books"),
                                flags=dict(lr=1.0, epoch=20, thread=THREADS),
@@ -71,6 +81,11 @@ def p1(x):
     return f"{x:.4f}"
 
 
+def point_text(point):
+    """A grid point as its flags: ``d=50, lr=0.25``."""
+    return ", ".join(f"{'d' if k == 'dim' else k}={v}" for k, v in point.items())
+
+
 class TreeGridBench(Bench):
     tag = "bench-tree-grid"
     title = "treexc: output layers at their best flags from one grid (issue 10)"
@@ -82,13 +97,18 @@ class TreeGridBench(Bench):
             self.warm_model(tiny, ("-loss", loss))
 
     def best(self, runs):
-        """The run of best P@1 (the faster on a tie), with its dim."""
+        """The run of best P@1 (the faster on a tie), with its grid point."""
         return max(runs, key=lambda r: (r["p1"], -r["train_s"]))
 
+    @staticmethod
+    def grid(name):
+        return NEXT_WORD_GRID if name == "next_word" else DIM_GRID
+
     def grid_rows(self, ds):
-        """{row name: [run per dim]}, each run with its dim; the Huffman
+        """{row name: [run per grid point]}, each run with its point; the Huffman
         row takes the arity the default learned tree took."""
-        learned = self.treexc(ds, LEARNED, dim=DIMS[0])["model"]
+        points = self.grid(ds.name)
+        learned = self.treexc(ds, LEARNED, **points[0])["model"]
         arity = treexc.load_model(learned).args.arity
         treexc_rows = {"treexc softmax": ("-loss", "softmax"),
                        "treexc learned tree (default shape)": LEARNED,
@@ -97,16 +117,16 @@ class TreeGridBench(Bench):
         if ds.name not in FLAT_ROWS:
             del treexc_rows["treexc softmax"], fasttext_rows["fastText softmax"]
         rows = {}
-        for dim in DIMS:
+        for point in points:
             for name, flags in treexc_rows.items():
-                run = self.treexc(ds, flags, dim=dim)
+                run = self.treexc(ds, flags, **point)
                 exact, = exact_precision(run["model"], self.split(ds)[1], (1,))
-                rows.setdefault(name, []).append({**run, "p1": exact, "dim": dim})
+                rows.setdefault(name, []).append({**run, "p1": exact, "point": point})
             for name, loss in fasttext_rows.items():
-                rows.setdefault(name, []).append({**self.fasttext(ds, loss, dim=dim),
-                                                  "dim": dim})
+                rows.setdefault(name, []).append({**self.fasttext(ds, loss, **point),
+                                                  "point": point})
             for name, runs in rows.items():
-                self.log(f"{ds.name} d={dim} {name}: P@1 {p1(runs[-1]['p1'])}, "
+                self.log(f"{ds.name} {point_text(point)} {name}: P@1 {p1(runs[-1]['p1'])}, "
                          f"train {secs(runs[-1]['train_s'])} s")
         return arity, rows
 
@@ -121,10 +141,11 @@ class TreeGridBench(Bench):
         ds = self.data_set(name)
         arity, rows = self.grid_rows(ds)
         best = {row: self.best(runs) for row, runs in rows.items()}
-        lines = table(["model"] + [f"P@1, d={d}" for d in DIMS]
-                      + ["best P@1 (d)", "train s at best", "test s at best"],
+        points = self.grid(name)
+        lines = table(["model"] + [f"P@1, {point_text(p)}" for p in points]
+                      + ["best P@1 (at)", "train s at best", "test s at best"],
                       [[row] + [p1(r["p1"]) for r in runs]
-                       + [f"{p1(best[row]['p1'])} ({best[row]['dim']})",
+                       + [f"{p1(best[row]['p1'])} ({point_text(best[row]['point'])})",
                           secs(best[row]["train_s"]), secs(best[row]["test_s"])]
                        for row, runs in rows.items()])
         checks = (self.flat_checks(best, arity) if name in FLAT_ROWS
@@ -132,13 +153,14 @@ class TreeGridBench(Bench):
         lines += ["", "Targets (\"at its best\": each row at its best P@1 over the grid):", ""]
         lines += table(["target", "measured", "check"],
                        [c[:2] + [self.checked(c[2])] for c in checks])
-        lines += ["", f"- flags: `{flags_text(self.flags(ds))}` and `-dim` in {DIMS} for every "
+        lines += ["", f"- flags: `{flags_text(self.flags(ds))}`, changed at the grid points "
+                  f"({'; '.join(point_text(p) for p in points)}) for every "
                   f"row, both tools; P@1 on the test split; the learned tree's arity "
                   f"{arity} by treexc's default rule (docs/trees.md).",
                   "- treexc: wall seconds of whole commands (`treexc supervised ... -verbose "
                   "0`, `treexc test`), warm compile cache; fastText 0.9.2: "
                   "`train_supervised()` and `model.test()` inside its process."]
-        return Section(f"{name}: every output layer at its best dim", lines=lines)
+        return Section(f"{name}: every output layer at its best grid point", lines=lines)
 
     @staticmethod
     def flat_checks(best, arity):
@@ -170,7 +192,7 @@ class TreeGridBench(Bench):
         checks = []
         for peer, runs in peers.items():
             for mine, theirs in zip(learned, runs):
-                checks.append([f"learned tree above {peer}, d={mine['dim']}",
+                checks.append([f"learned tree above {peer}, {point_text(mine['point'])}",
                                f"{p1(mine['p1'])} vs {p1(theirs['p1'])}",
                                verdict(mine["p1"] > theirs["p1"])])
             top, their_top = max(r["p1"] for r in learned), max(r["p1"] for r in runs)
