@@ -45,14 +45,20 @@ def test_mean_answers_are_the_brute_force_over_all_labels(tmp_path, loss):
     assert not np.allclose(tree_scores, scores, atol=1e-3)
 
 
-def test_auto_keeps_the_tree_where_scoring_every_node_costs_too_much(tmp_path, monkeypatch):
+def test_auto_keeps_the_tree_where_scoring_every_node_costs_too_much(tmp_path, monkeypatch,
+                                                                   capsys):
     """The mean scores every node at prediction: by default only up to
-    ``SCORING_MEAN_MAX_LABELS`` labels (here cut to 50, below the 60)."""
+    ``SCORING_MEAN_MAX_LABELS`` labels (here cut to 50, below the 60); asked
+    for past that, it is used and its cost said."""
     even = even_corpus(tmp_path / "even.txt")
     monkeypatch.setattr(options, "SCORING_MEAN_MAX_LABELS", 50)
-    flags = dict(loss="tree", dim=8, epoch=1, lr=0.5, thread=1, seed=1)
+    flags = dict(loss="tree", dim=8, epoch=1, lr=0.5, thread=1, seed=1, verbose=2)
     assert treexc.train_supervised(input=even, **flags).scoring == ""
+    assert "as slow as a flat softmax" not in capsys.readouterr().err
     assert treexc.train_supervised(input=even, scoring="mean", **flags).scoring == "mean"
+    assert "scoring: mean, as asked: every prediction scores all 60 labels, as slow as a " \
+        "flat softmax (-scoring auto keeps the tree's own answers above 50 labels)" \
+        in capsys.readouterr().err
 
 
 def test_auto_chooses_the_mean_for_a_tree_on_even_many_lined_labels(tmp_path, capsys):

@@ -215,11 +215,15 @@ class Args:
         """Turn ``-scoring auto`` into ``tree`` or ``mean`` (the mean for a
         learned tree on even, many-lined labels, up to
         :data:`SCORING_MEAN_MAX_LABELS`); returns the line saying the mean
-        was chosen, or None.  ``mean`` needs a tree softmax: validate refused
+        was chosen (or, given past that limit, what it costs), or None.  ``mean`` needs a tree softmax: validate refused
         the other losses given, this refuses -loss auto's choice of one."""
         if self.scoring == SCORING_MEAN and not tree_softmax(self.loss):
             bad_option("scoring", self.scoring, f"-loss auto chose {self.loss}, not a "
                        "tree softmax (give -loss tree)")
+        if self.scoring == SCORING_MEAN and n_labels > SCORING_MEAN_MAX_LABELS:
+            return (f"scoring: mean, as asked: every prediction scores all {n_labels:,} "
+                    f"labels, as slow as a flat softmax (-scoring auto keeps the tree's own "
+                    f"answers above {SCORING_MEAN_MAX_LABELS:,} labels)")
         if self.scoring != "auto":
             return None
         if spread is None or n_labels > SCORING_MEAN_MAX_LABELS \
