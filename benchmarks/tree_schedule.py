@@ -60,18 +60,19 @@ def main():
     a = parser.parse_args(argv[:cut])
     if a.hold is not None:
         held_sessions(a.hold)
-    flags = {"thread": 1, **flag_dict(argv[cut + 1:])}
+    # flags after -- win over --loss and the one-thread default
+    flags = {"thread": 1, "loss": a.loss, **flag_dict(argv[cut + 1:])}
     results = []
     for seed in (int(s) for s in a.seeds.split(",")):
         t0 = time.perf_counter()
-        model = train_supervised(make_args(input=a.train, output="/dev/null", loss=a.loss,
-                                           seed=seed, verbose=0, **flags))
+        model = train_supervised(make_args(**{"input": a.train, "output": "/dev/null",
+                                              "verbose": 0, **flags, "seed": seed}))
         p1 = model.test(a.test, 1)[1]
         results.append(p1)
         print(f"seed {seed}: test P@1 {p1:.4f}, arity {model.args.arity}, "
               f"train {time.perf_counter() - t0:.1f} s", flush=True)
     print(f"median P@1 {statistics.median(results):.4f} over {len(results)} seeds "
-          f"(-loss {a.loss}, hold {'the loss default' if a.hold is None else a.hold})")
+          f"(-loss {flags['loss']}, hold {'the loss default' if a.hold is None else a.hold})")
 
 
 if __name__ == "__main__":
