@@ -548,6 +548,14 @@ def test_language_model_without_words(folder):
     user_error(["lm", "-input", path, "-output", folder / "lm"],
                f"{path}: no words, only empty lines")
     assert not (folder / "lm.bin").exists()
+    # as validation or test text: a perplexity of </s> alone measured nothing
+    good = write(folder, "good.txt", b"the old man and the sea\n" * 20)
+    user_error(["lm", "-input", good, "-valid", path, "-output", folder / "lm"],
+               f"{path}: no words, only empty lines")
+    assert not (folder / "lm.bin").exists()
+    ok(["lm", "-input", good, "-output", folder / "lm", "-dim", "4", "-epoch", "1",
+        "-thread", "1", "-verbose", "0", "-loss", "softmax", "-minCount", "1"])
+    user_error(["test-lm", folder / "lm.bin", path], f"{path}: no words, only empty lines")
 
 
 def test_plot_on_bad_logs(folder):

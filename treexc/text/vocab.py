@@ -118,5 +118,7 @@ def read_stream(path, vocab):
     ids = vocab.encode(read_text(path))
     if len(ids) == 0:
         raise TreexcError(f"{name}: empty file (no tokens)")
+    if not (ids != vocab.eos_id).any():  # as build_vocab refuses such a training file
+        raise TreexcError(f"{name}: no words, only empty lines")
     return Stream(name, ids)
 
