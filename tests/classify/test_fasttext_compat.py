@@ -180,6 +180,12 @@ def test_nn_analogies_print_ngrams_commands(models):
                 + "Query triplet (A - B + C)? ")
     assert result.stdout == expected
     user_error(["analogies", path, "0"], "k 0")
+    user_error(["nn", path, "0"], "k 0")
+    # an unfinished triplet at the end of the input gets a warning, not silence
+    result = ok(["analogies", path, "3"], input=f"{words[1]} {words[2]}\n")
+    assert result.stdout == f"Loading model {path}\nQuery triplet (A - B + C)? "
+    assert result.stderr == (f"treexc: warning: the input ended inside a triplet ({words[1]} "
+                             f"{words[2]}): no answer for it; analogies reads three words a query\n")
     result = ok(["print-ngrams", path, words[1]])
     subwords, ids = ft.get_subwords(words[1])
     matrix = ft.get_input_matrix()

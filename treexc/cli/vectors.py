@@ -5,7 +5,8 @@ print-ngrams, convert.
 ``std::cin >> word`` does (any ASCII white space between them, a triplet
 may span lines), print fastText's prompts to standard output and answer
 each query with ``word similarity`` lines; at the end of the input they
-stop (fastText's ``analogies`` loops for ever there).
+stop (fastText's ``analogies`` loops for ever there), ``analogies`` with a
+warning if the input ended inside a triplet.
 """
 
 import click
@@ -30,6 +31,11 @@ def _answers(neighbours):
     return "".join(f"{printable(word)} {similarity:.6g}\n" for similarity, word in neighbours)
 
 
+def _check_k(k):
+    if k <= 0:  # no neighbour would be printed, for every query
+        raise TreexcError(f"k {k}: needs to be 1 or higher")
+
+
 def _stdin_words():
     """Words of standard input as they arrive (``str``; bytes kept)."""
     # imported here, not above: only a running command loads numpy and Numba
@@ -46,6 +52,7 @@ def _stdin_words():
 def nn(model_path, k):
     """Print the K (default 10) nearest neighbours of each word read from
     stdin: ``word cosine-similarity`` lines, after the prompt ``Query word?``."""
+    _check_k(k)
     model = load_classifier(model_path)
     write_stdout(NN_PROMPT)
     for word in _stdin_words():
@@ -58,8 +65,7 @@ def nn(model_path, k):
 def analogies(model_path, k):
     """Print the K (default 10) words nearest to A - B + C for each triplet
     ``A B C`` read from stdin, after the prompt ``Query triplet (A - B + C)?``."""
-    if k <= 0:
-        raise TreexcError(f"k {k}: needs to be 1 or higher")
+    _check_k(k)
     write_stdout(f"Loading model {model_path}\n")
     model = load_classifier(model_path)
     write_stdout(ANALOGIES_PROMPT)
@@ -69,6 +75,12 @@ def analogies(model_path, k):
         if len(triplet) == 3:
             write_stdout(_answers(model.get_analogies(*triplet, k=k)) + ANALOGIES_PROMPT)
             triplet = []
+    if triplet:  # fastText would wait for the rest; a pipeline's input has ended
+        # imported here, not above: only a running command loads numpy and Numba
+        from ..io.textio import printable, warn
+
+        warn(f"the input ended inside a triplet ({' '.join(map(printable, triplet))}): "
+             "no answer for it; analogies reads three words a query")
 
 
 @click.command("print-ngrams", cls=NumberArgsCommand)
