@@ -198,6 +198,20 @@ def test_pretrained_vectors_with_label_tokens(folder):
     assert model.test(str(folder / "good.txt"))[0] == 10
 
 
+@pytest.mark.parametrize("data, fragment", [
+    (b"2 4\nball 1 2 3 4\ngoal nan 1 1 1\n", "line 3: nan is not a finite 32-bit float"),
+    (b"2 4\nball 1 2 3 1e39\ngoal 1 1 1 1\n", "line 2: 1e39 is not a finite 32-bit float"),
+    (b"2 4\nball 1 2 3 -inf\ngoal 1 1 1 1\n", "line 2: -inf is not a finite 32-bit float"),
+    (b"5 4\nball 1 2 3 4\ngoal 1 1 1 1\n", "2 vector line(s), but line 1 says 5: truncated?"),
+])
+def test_pretrained_vectors_that_are_not_numbers_or_cut_short(folder, data, fragment):
+    """Refused in one line naming the file: a NaN or an overflowing value
+    was reported as a diverged training, a truncated file trained."""
+    vec = write(folder, "bad.vec", data)
+    train_fails(folder, folder / "good.txt", f"{vec}: {fragment}",
+                extra=["-pretrainedVectors", vec])
+
+
 # -- output -------------------------------------------------------------------------------
 
 def test_output_in_missing_folder(folder):

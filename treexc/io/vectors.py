@@ -52,6 +52,9 @@ def write_vec_arrays(path, words, vectors):
               lambda start, stop: (words[start:stop], vectors[start:stop]))
 
 
+_FLOAT32_MAX = float(np.finfo(np.float32).max)
+
+
 def read_vec(path, dim, label=None):
     """Words and vectors of a ``.vec`` file (first line: count and dimension).
 
@@ -83,11 +86,20 @@ def read_vec(path, dim, label=None):
             first_skipped = first_skipped or i + 2
             continue
         try:
-            vectors[len(words)] = [float(x) for x in parts[1:]]
+            values = np.array([float(x) for x in parts[1:]])
         except ValueError:
             raise TreexcError(f"{name}: line {i + 2}: expected a word and {dim} numbers") \
                 from None
+        # nan, inf or beyond float32 would surface as a diverged training
+        if not (np.abs(values) <= _FLOAT32_MAX).all():
+            bad = next(x for x, v in zip(parts[1:], values) if not abs(v) <= _FLOAT32_MAX)
+            raise TreexcError(f"{name}: line {i + 2}: {to_str(bad)} is not a finite "
+                              "32-bit float")
+        vectors[len(words)] = values
         words.append(to_str(parts[0]))
+    if len(lines) - 1 < n:
+        raise TreexcError(f"{name}: {len(lines) - 1} vector line(s), but line 1 says {n}: "
+                          "truncated?")
     if skipped:
         warn(f"{name}: {skipped} vector(s) of label tokens (words starting with "
              f"'{label}', first: line {first_skipped}) skipped: labels are not input words")
