@@ -26,6 +26,7 @@ it raises ``ImportError``.
 """
 
 import glob
+import json
 import os
 from contextlib import contextmanager
 
@@ -113,6 +114,9 @@ def predict_series(series, model_path, k=1, threshold=0.0, probabilities=False):
 def expand_inputs(pattern):
     """The input files of ``pattern`` (a file, or a glob such as
     ``'shards/*.txt'``), sorted by name: the order of the answers."""
+    if pattern == "-":
+        raise TreexcError("-dask predicts files, each read by a worker: INPUT names a file "
+                          "or a quoted glob, not standard input (-)")
     paths = [pattern] if os.path.isfile(pattern) else sorted(glob.glob(pattern))
     paths = [os.path.abspath(p) for p in paths if os.path.isfile(p)]
     if not paths:
@@ -140,6 +144,23 @@ def predict_file(path, model_path, k, threshold, probabilities, out_path=None):
     return answers, check.message(path)
 
 
+def scheduler_address(path):
+    """The address in a scheduler file, read here: distributed's own
+    reading waits for a missing file for ever and asserts on a foreign one."""
+    try:
+        with open(path, "rb") as f:
+            address = json.loads(f.read(1 << 20)).get("address")
+    except OSError as e:
+        raise TreexcError(f"-dask {path}: cannot read the scheduler file "
+                          f"({e.strerror or e})") from None
+    except (ValueError, AttributeError):
+        address = None
+    if not isinstance(address, str):
+        raise TreexcError(f"-dask {path}: not a Dask scheduler file (no \"address\"; "
+                          "dask scheduler --scheduler-file writes one)")
+    return address
+
+
 @contextmanager
 def connect(scheduler):
     """A ``distributed.Client`` for ``-dask SCHEDULER`` while inside:
@@ -155,9 +176,9 @@ def connect(scheduler):
                           dashboard_address=None) as cluster, Client(cluster) as client:
             yield client
         return
+    address = scheduler_address(scheduler) if scheduler.endswith(".json") else scheduler
     try:
-        client = (Client(scheduler_file=scheduler, timeout="20s")
-                  if scheduler.endswith(".json") else Client(scheduler, timeout="20s"))
+        client = Client(address, timeout="20s")
     except (OSError, TimeoutError, ValueError) as e:
         raise TreexcError(f"-dask {scheduler}: cannot reach the scheduler ({e})") from None
     with client:

@@ -106,6 +106,23 @@ def test_bad_inputs_are_one_line(tmp_path, model_path, cluster):
     user_error(["predict", model_path, model_path, "-dask", "local:0"], "local:N, N >= 1")
     user_error(["predict", model_path, pattern, "-daskOutput", str(tmp_path)],
                "-daskOutput needs -dask SCHEDULER")
+    user_error(["predict", model_path, "-", "-dask", cluster.scheduler_address],
+               "not standard input (-)")
+    # a scheduler file: missing (distributed waited for it for ever), foreign
+    # (distributed asserted), and one as `dask scheduler --scheduler-file` writes
+    missing = str(tmp_path / "missing.json")
+    user_error(["predict", model_path, model_path, "-dask", missing],
+               f"-dask {missing}: cannot read the scheduler file (No such file or directory)")
+    for name, text in (("empty.json", "{}"), ("text.json", "nonsense"), ("list.json", "[1]")):
+        path = tmp_path / name
+        path.write_text(text)
+        user_error(["predict", model_path, model_path, "-dask", str(path)],
+                   f"-dask {path}: not a Dask scheduler file")
+    good = tmp_path / "scheduler.json"
+    good.write_text(f'{{"type": "Scheduler", "address": "{cluster.scheduler_address}"}}')
+    line = ok(["predict", model_path, "-"], input="ball goal\n").stdout_bytes
+    (tmp_path / "one.txt").write_text("ball goal\n")
+    assert treexc_cli("predict", model_path, str(tmp_path / "one.txt"), "-dask", str(good)) == line
 
 
 def test_dataframe_column_equals_predict(tmp_path, model_path, topic_lines, client):
