@@ -9,7 +9,8 @@ it fall from the start (fastText's).  ``--hold F`` trains any loss with the
 rate held for the fraction F of training instead (0: falling from the
 start; 0.5: the learned tree's), so that two trees can be compared under
 one schedule (docs/benchmarks-trees.md, "The next word with a
-learning-rate axis").  Flags after ``--`` are `treexc supervised`'s
+learning-rate axis").  ``--save PREFIX`` keeps the models (e.g. for
+``answer_bands.py``).  Flags after ``--`` are `treexc supervised`'s
 (``-thread`` defaults to 1 here: each run reproducible).  Prints the test
 P@1 of each seed (through the Python API's ``test``) and their median.
 """
@@ -55,6 +56,8 @@ def main():
     parser.add_argument("--hold", type=float, default=None,
                         help="fraction of training with the rate held (default: the loss's own)")
     parser.add_argument("--seeds", default="0,1,2")
+    parser.add_argument("--save", metavar="PREFIX",
+                        help="save each seed's model as PREFIX-sSEED.bin")
     argv = sys.argv[1:]
     cut = argv.index("--") if "--" in argv else len(argv)
     a = parser.parse_args(argv[:cut])
@@ -67,6 +70,8 @@ def main():
         t0 = time.perf_counter()
         model = train_supervised(make_args(**{"input": a.train, "output": "/dev/null",
                                               "verbose": 0, **flags, "seed": seed}))
+        if a.save:
+            model.save_model(f"{a.save}-s{seed}.bin")
         p1 = model.test(a.test, 1)[1]
         results.append(p1)
         print(f"seed {seed}: test P@1 {p1:.4f}, arity {model.args.arity}, "
