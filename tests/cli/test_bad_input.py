@@ -824,7 +824,19 @@ def test_api_predict_k_and_threshold_are_checked_as_on_the_command_line(model_pa
             (lambda: model.predict("ball", k=0), treexc.TreexcError, "k 0: must be >= 1"),
             (lambda: model.predict("ball", k=1.5), TypeError, "k must be an integer, not float"),
             (lambda: model.predict("ball", threshold="0.5"), TypeError,
-             "threshold must be a number, not str")]:
+             "threshold must be a number, not str"),
+            # bytes were read as a list of ints, None failed in list()
+            (lambda: model.predict(b"ball"), TypeError,
+             "predict takes a str or a list of str, not bytes"),
+            (lambda: model.predict(None), TypeError,
+             "predict takes a str or a list of str, not NoneType"),
+            # k 0 or less answered [], as nn and analogies refuse it
+            (lambda: model.get_nearest_neighbors("ball", k=0), treexc.TreexcError,
+             "k 0: needs to be 1 or higher"),
+            (lambda: model.get_analogies("ball", "goal", "bread", k=-1), treexc.TreexcError,
+             "k -1: needs to be 1 or higher"),
+            (lambda: model.get_nearest_neighbors("ball", k=2.5), TypeError,
+             "k must be an integer, not float")]:
         with pytest.raises(error, match=message):
             call()
     assert model.predict("ball", k=np.int64(2), threshold=np.float32(0.0))[0]

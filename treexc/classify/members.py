@@ -14,6 +14,7 @@ from ..errors import TreexcError
 from ..io.textio import to_bytes, to_str
 from ..text import tokens
 from .neighbours import analogy_query, neighbours, normalise_rows
+from .options import check_neighbour_count
 
 
 class FastTextMembers:
@@ -127,12 +128,14 @@ class FastTextMembers:
     def get_nearest_neighbors(self, word, k=10, on_unicode_error=None):
         """fastText's ``[(cosine similarity, word), ...]``, best first, the
         word itself left out."""
+        check_neighbour_count(k)
         return neighbours(self, self.get_word_vector(word), k, [word],
                           _decoder(on_unicode_error))
 
     def get_analogies(self, wordA, wordB, wordC, k=10, on_unicode_error=None):  # noqa: N803
         """The ``k`` words nearest to ``A - B + C`` (each normalised), the
         three left out: ``[(similarity, word), ...]``."""
+        check_neighbour_count(k)
         query = analogy_query(*(self.get_word_vector(w) for w in (wordA, wordB, wordC)))
         return neighbours(self, query, k, [wordA, wordB, wordC], _decoder(on_unicode_error))
 

@@ -155,6 +155,8 @@ class Model(FastTextMembers):
         of strings, ``(list of labels, list of probs)``.  ``on_unicode_error``:
         as :meth:`get_labels`."""
         single = isinstance(text, str)
+        if not single and (isinstance(text, (bytes, bytearray)) or not hasattr(text, "__iter__")):
+            raise TypeError(f"predict takes a str or a list of str, not {type(text).__name__}")
         lines = [text] if single else list(text)
         for line in lines:
             if not isinstance(line, str):

@@ -431,3 +431,12 @@ def check_k_threshold(k, threshold):
         raise TypeError(f"threshold must be a number, not {type(threshold).__name__}")
     if not 0.0 <= threshold <= 1.0 or math.isnan(threshold):
         raise TreexcError(f"threshold {threshold}: must be between 0 and 1")
+
+
+def check_neighbour_count(k):
+    """``nn``'s and ``analogies``' K (and the Python API's ``k`` of
+    ``get_nearest_neighbors`` and ``get_analogies``): an integer >= 1 (0 or
+    less would answer every query with nothing)."""
+    check_integer("k", k)
+    if k < 1:
+        raise TreexcError(f"k {k}: needs to be 1 or higher")

@@ -31,11 +31,6 @@ def _answers(neighbours):
     return "".join(f"{printable(word)} {similarity:.6g}\n" for similarity, word in neighbours)
 
 
-def _check_k(k):
-    if k <= 0:  # no neighbour would be printed, for every query
-        raise TreexcError(f"k {k}: needs to be 1 or higher")
-
-
 def _stdin_words():
     """Words of standard input as they arrive (``str``; bytes kept)."""
     # imported here, not above: only a running command loads numpy and Numba
@@ -52,7 +47,10 @@ def _stdin_words():
 def nn(model_path, k):
     """Print the K (default 10) nearest neighbours of each word read from
     stdin: ``word cosine-similarity`` lines, after the prompt ``Query word?``."""
-    _check_k(k)
+    # imported here, not above: only a running command loads numpy and Numba
+    from ..classify.options import check_neighbour_count
+
+    check_neighbour_count(k)
     model = load_classifier(model_path)
     write_stdout(NN_PROMPT)
     for word in _stdin_words():
@@ -65,7 +63,10 @@ def nn(model_path, k):
 def analogies(model_path, k):
     """Print the K (default 10) words nearest to A - B + C for each triplet
     ``A B C`` read from stdin, after the prompt ``Query triplet (A - B + C)?``."""
-    _check_k(k)
+    # imported here, not above: only a running command loads numpy and Numba
+    from ..classify.options import check_neighbour_count
+
+    check_neighbour_count(k)
     write_stdout(f"Loading model {model_path}\n")
     model = load_classifier(model_path)
     write_stdout(ANALOGIES_PROMPT)
