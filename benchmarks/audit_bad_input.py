@@ -989,16 +989,18 @@ def flag_cases():
           setup=lambda ctx: (put_previous(ctx), ctx.write("empty.vec", b"")),
           ft=ft_train("good.txt", "pretrainedVectors='empty.vec'"))
     fcase("-pretrainedVectors header count larger than the rows", "-pretrainedVectors few.vec",
-          expect="either",
           setup=lambda ctx: (put_previous(ctx),
                              ctx.write("few.vec", b"1000000000 10\nbread " + b"0.5 " * 10 +
                                        b"\n")),
           ft=ft_train("good.txt", "pretrainedVectors='few.vec'"))
     fcase("-pretrainedVectors with NaN values", "-pretrainedVectors nan.vec",
-          expect="either",
           setup=lambda ctx: (put_previous(ctx),
                              ctx.write("nan.vec", b"1 10\nbread " + b"nan " * 10 + b"\n")),
           ft=ft_train("good.txt", "pretrainedVectors='nan.vec'"))
+    fcase("-pretrainedVectors value beyond float32", "-pretrainedVectors big.vec",
+          setup=lambda ctx: (put_previous(ctx),
+                             ctx.write("big.vec", b"1 10\nbread 1e39 " + b"0.5 " * 9 + b"\n")),
+          ft=ft_train("good.txt", "pretrainedVectors='big.vec'"))
     fcase("-pretrainedVectors containing label tokens", "-pretrainedVectors labels.vec",
           expect="either",
           setup=lambda ctx: (put_previous(ctx), ctx.write(
@@ -1538,6 +1540,8 @@ def lm_cases():
     lcase("input gzip from stdin", "", input_="- < lmtext.txt.gz", expect="ok",
           setup=lambda ctx: ctx.write("lmtext.txt.gz", gzip.compress(ctx.read("lmtext.txt"))))
     lcase("-valid missing", "-valid missing.txt")
+    lcase("-valid of empty lines only", "-valid blanklm.txt",
+          setup=lambda ctx: ctx.write("blanklm.txt", b"\n\n\n"))
     lcase("-valid with invalid UTF-8", "-valid badlm.txt", expect="ok",
           setup=lambda ctx: ctx.write("badlm.txt", ctx.read("lmtext.txt") + b"caf\xe9\n"))
     lcase("-log into a missing folder", "-log no/such/log.jsonl")
@@ -1703,6 +1707,10 @@ def vector_cases():
          expect="ok", note="read as the treexc model it converts to (issue 14)")
     case("vectors/print-word-vectors missing model", "echo bread | treexc print-word-vectors x.bin")
     case("vectors/print-ngrams of a label", "treexc print-ngrams m.bin __label__baking")
+    case("vectors/nn k 0", "echo bread | treexc nn m.bin 0")
+    case("vectors/analogies input ending inside a triplet",
+         "echo 'bread salt' | treexc analogies m.bin 3", expect="ok",
+         check=lambda ctx, res: None if b"inside a triplet" in res.err else "no warning")
     case("vectors/convert OUTPUT is the fastText model it reads",
          "cp ft.bin ftcopy.bin && treexc convert ftcopy.bin ftcopy.bin",
          after=lambda ctx, res: None if ctx.read("ftcopy.bin") == ctx.read("ft.bin")
