@@ -9,6 +9,12 @@ class TreexcError(Exception):
     """
 
 
+class TrainingDiverged(TreexcError):
+    """Training met NaN, infinite or runaway weights: the learning rate was
+    too high.  A classifier trained at the default rate tries again at half
+    of it (``classify.training``)."""
+
+
 def os_error_message(name, error, kind="file"):
     """One line for an OSError met while opening ``name``."""
     if isinstance(error, FileNotFoundError):

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .errors import TreexcError
+from .errors import TrainingDiverged, TreexcError
 from .io import contents
 
 
@@ -178,7 +178,7 @@ def check_weights_in_range(named_weights, epochs, lr):
         try:
             contents.check_weights(name, w)
         except ValueError:
-            raise TreexcError(diverged_message(
+            raise TrainingDiverged(diverged_message(
                 epochs, epochs, lr, f"weights beyond {contents.MAX_WEIGHT:g}")) from None
 
 

@@ -290,8 +290,7 @@ def test_output_that_would_replace_an_input_is_refused(folder):
 # -- flags ------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("flags,fragment", [
-    (["-lr", "-1"], "-lr -1.0: must be > 0"),
-    (["-lr", "0"], "-lr 0.0: must be > 0"),
+    (["-lr", "-1"], "-lr -1.0: must be >= 0"),
     (["-dim", "0"], "-dim 0: must be >= 1"),
     (["-epoch", "0"], "-epoch 0: must be >= 1"),
     (["-loss", "nonsense"], "-loss nonsense: unknown loss"),

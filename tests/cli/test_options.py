@@ -132,7 +132,7 @@ def test_shape_options():
 
 def test_checks_derive_from_the_fields():
     for flags, message in [(dict(dim=0), "-dim 0: must be >= 1"),
-                           (dict(lr=0.0), "-lr 0.0: must be > 0"),
+                           (dict(lr=-0.5), "-lr -0.5: must be >= 0"),
                            (dict(dim=100001), "-dim 100001: must be <= 100000"),
                            (dict(treeGradient="x"), "unknown treeGradient (choose from ll, "
                                                     "plain)")]:

@@ -32,7 +32,13 @@ from ..options import flag_names
 from ..runtime import SilentReporter
 from ..text.dictionary import build_dictionary
 from .meter import Meter
-from .options import AUTO_PLT_MIN_LABELS_PER_LINE, Args, parse_metric, validate
+from .options import (
+    AUTO_PLT_MIN_LABELS_PER_LINE,
+    DEFAULT_LR,
+    Args,
+    parse_metric,
+    validate,
+)
 from .training import train_supervised
 from .tree_shape import AUTO_SOFTMAX_MAX_LABELS, default_tree_arity
 
@@ -180,6 +186,8 @@ class Search:
         for name in SEARCHED:
             if name in self.manual or name not in point:
                 point[name] = getattr(self.base, name)
+        if not point["lr"]:  # -lr 0 stands for the default rate: a rate to perturb
+            point["lr"] = DEFAULT_LR
         if "bucket" not in self.manual and point["bucket"] == 0:
             point["bucket"] = 2000000  # make_args zeroed it: unused without n-grams
         if "bucket" not in self.manual:

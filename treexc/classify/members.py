@@ -13,8 +13,7 @@ import numpy as np
 from ..errors import TreexcError
 from ..io.textio import to_bytes, to_str
 from ..text import tokens
-from .neighbours import analogy_query, neighbours, normalise_rows
-from .options import check_neighbour_count
+from .neighbours import analogy_query, check_neighbour_count, neighbours, normalise_rows
 
 
 class FastTextMembers:

@@ -14,7 +14,9 @@ import numpy as np
 from numba import njit
 
 from .. import jitstart  # noqa: F401  (keys the kernel caches on every kernel's source)
+from ..errors import TreexcError
 from ..loss.stl_heap import offer, sort_heap
+from ..options import check_integer
 
 
 @njit(cache=True, nogil=True)
@@ -75,6 +77,15 @@ def nearest(vectors, query, k, banned, out_score, out_word):
     out_score[:size] = heap_score[:size]
     out_word[:size] = heap_word[:size]
     return size
+
+
+def check_neighbour_count(k):
+    """``nn``'s and ``analogies``' K (and the Python API's ``k`` of
+    ``get_nearest_neighbors`` and ``get_analogies``): an integer >= 1 (0 or
+    less would answer every query with nothing)."""
+    check_integer("k", k)
+    if k < 1:
+        raise TreexcError(f"k {k}: needs to be 1 or higher")
 
 
 def neighbours(model, query, k, banned_words, decode):

@@ -14,7 +14,7 @@ import time
 
 import numpy as np
 
-from ..errors import TreexcError
+from ..errors import TrainingDiverged, TreexcError
 from ..io.textio import display_name
 from ..loss.registry import learns_tree
 from ..runtime import Progress, diverged_message, run_workers
@@ -107,7 +107,7 @@ class Session:
             raise
         if self.control[0] == kern.DIVERGED:
             self.reporter.abort()
-            raise TreexcError(diverged_message(self.snapshot().fraction * self.args.epoch,
+            raise TrainingDiverged(diverged_message(self.snapshot().fraction * self.args.epoch,
                                                self.args.epoch, self.args.lr))
         self.reporter.finish(self.snapshot())
 

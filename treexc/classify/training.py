@@ -10,6 +10,7 @@ from dataclasses import replace
 import numpy as np
 
 from .. import memory
+from ..errors import TrainingDiverged
 from ..io.textio import display_name
 from ..io.vectors import read_vec
 from ..loss.registry import loss
@@ -18,6 +19,7 @@ from ..text.token_cache import training_corpus
 from ..trees.builders import build_tree, fit_depth
 from ..trees.capacity import CLASSIFIER_FLAGS
 from .model import Model
+from .options import DEFAULT_LR, DEFAULT_LR_HALVINGS
 from .predict_kernels import label_centroids
 from .session import Session
 from .tree_shape import SCORING_MEAN
@@ -58,6 +60,23 @@ def train_on_corpus(args, reporter, initial_tree, dictionary, corpus, pretrained
         reporter.info(chosen)
     memory.refuse_oversized(memory.supervised_parts(args, dictionary.nwords,
                                                     dictionary.nlabels))
+    if args.lr:
+        return train_model(args, reporter, initial_tree, dictionary, corpus, pretrained)
+    # -lr 0: the default rate, halved while training diverges
+    args.lr = DEFAULT_LR
+    for halving in range(DEFAULT_LR_HALVINGS + 1):
+        try:
+            return train_model(args, reporter, initial_tree, dictionary, corpus, pretrained)
+        except TrainingDiverged:
+            if halving == DEFAULT_LR_HALVINGS:
+                raise
+            args.lr /= 2
+            reporter.info(f"training diverged at -lr {2 * args.lr:g}: training again at "
+                          f"-lr {args.lr:g} (the default rate, halved; -lr sets one)")
+
+
+def train_model(args, reporter, initial_tree, dictionary, corpus, pretrained):
+    """One training run at ``args.lr`` (the labels counted, the loss chosen)."""
     w_in = init_input_matrix(dictionary.nwords + args.bucket, args.dim, args.seed)
     if pretrained is not None:
         words, vectors = pretrained

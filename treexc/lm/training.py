@@ -24,7 +24,7 @@ from dataclasses import replace
 import numpy as np
 
 from .. import memory
-from ..errors import TreexcError
+from ..errors import TrainingDiverged, TreexcError
 from ..io.textio import display_name, read_text
 from ..runtime import (
     Progress,
@@ -237,7 +237,7 @@ class LMSession:
         self.train_seconds += time.perf_counter() - t0
         self.train_batches += b1 - b0
         if control[0] == DIVERGED:
-            raise TreexcError(diverged_message(
+            raise TrainingDiverged(diverged_message(
                 int(self.progress.sum()) / self.N, self.args.epoch, self.args.lr))
         reporter.update(self._snapshot(None))  # the phase's end, before an evaluation
 
@@ -295,7 +295,7 @@ class LMSession:
         train_loss = float(self.loss_sum.sum()) / n if n else None
         if n and not train_loss < DIVERGED_LOSS:
             uniform = math.log(max(2, m.vocab.size))  # the loss of guessing uniformly
-            raise TreexcError(diverged_message(
+            raise TrainingDiverged(diverged_message(
                 epoch, self.args.epoch, self.args.lr,
                 f"train loss {train_loss:.1f} nats a token, guessing uniformly {uniform:.1f}"))
         record = {
@@ -320,7 +320,7 @@ class LMSession:
                 continue
             nll, ntok, sec, nb = stream_nll(m, stream.ids, self.engines, self.B)
             if not nll / ntok < 709.0:  # exp overflows: the weights blew up
-                raise TreexcError(diverged_message(epoch, self.args.epoch, self.args.lr,
+                raise TrainingDiverged(diverged_message(epoch, self.args.epoch, self.args.lr,
                                                    f"{key} perplexity overflows"))
             record[f"{key}_ppl"] = math.exp(nll / ntok)
             record[f"{key}_tokens"] = ntok
