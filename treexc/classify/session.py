@@ -107,8 +107,8 @@ class Session:
             raise
         if self.control[0] == kern.DIVERGED:
             self.reporter.abort()
-            raise TrainingDiverged(diverged_message(self.snapshot().fraction * self.args.epoch,
-                                               self.args.epoch, self.args.lr))
+            raise TrainingDiverged(diverged_message(
+                self.snapshot().fraction * self.args.epoch, self.args.epoch, self.args.lr))
         self.reporter.finish(self.snapshot())
 
     def run_phase(self, stop_at, collect=False):

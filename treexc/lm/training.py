@@ -321,7 +321,7 @@ class LMSession:
             nll, ntok, sec, nb = stream_nll(m, stream.ids, self.engines, self.B)
             if not nll / ntok < 709.0:  # exp overflows: the weights blew up
                 raise TrainingDiverged(diverged_message(epoch, self.args.epoch, self.args.lr,
-                                                   f"{key} perplexity overflows"))
+                                                        f"{key} perplexity overflows"))
             record[f"{key}_ppl"] = math.exp(nll / ntok)
             record[f"{key}_tokens"] = ntok
             eval_seconds += sec
