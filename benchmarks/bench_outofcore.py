@@ -12,7 +12,7 @@ read a window of random blocks at a time) and ``-order file``.
     git worktree add --detach /tmp/wt_prev HEAD~1   # or against an earlier commit
     .venv/bin/python benchmarks/bench_outofcore.py --main /tmp/wt_prev --main-label 'before'
 
-Flags: -epoch 1 -dim 50 -loss hs -thread 2 (fastText: the same keywords;
+Flags: -epoch 1 -dim 50 -loss hs -lr 0.1 -thread 2 (fastText: the same keywords;
 both drop the n-gram buckets, which -wordNgrams 1 leaves unused).  Round r
 runs, one after the other: this tree 1x (both orders), main 1x, fastText
 1x; in round 1 also this tree on the 16x file (once: main would hold the
@@ -33,7 +33,7 @@ import subprocess
 
 import harness
 
-FLAGS = {"epoch": 1, "dim": 50, "loss": "hs", "thread": 2}
+FLAGS = {"epoch": 1, "dim": 50, "loss": "hs", "lr": 0.1, "thread": 2}  # lr: the two tools alike
 WORK = "/tmp/treexc-outofcore"
 SOURCE = f"{harness.UNPACKED}/gutenberg_books/gutenberg_books.train.txt"
 WPS = re.compile(rb"words/sec/thread:\s*([0-9.]+)")
