@@ -20,13 +20,13 @@ import treexc
 from treexc.io.textio import read_text
 
 
-def first_labels(path, prefix):
-    """The first label of each line of ``path`` (None for a line without)."""
-    out = []
-    for line in bytes(read_text(path)).decode("utf-8", "surrogateescape").splitlines():
-        label = next((t for t in line.split() if t.startswith(prefix)), None)
-        out.append(label)
-    return out
+def text_lines(path):
+    return bytes(read_text(path)).decode("utf-8", "surrogateescape").splitlines()
+
+
+def first_labels(lines, prefix):
+    """The first label of each line (None for a line without)."""
+    return [next((t for t in line.split() if t.startswith(prefix)), None) for line in lines]
 
 
 def main():
@@ -38,7 +38,8 @@ def main():
                         help="rank boundaries of the bands (default: 10,116,500,3000)")
     parser.add_argument("--label", default="__label__")
     a = parser.parse_args()
-    counts = collections.Counter(lab for lab in first_labels(a.train, a.label) if lab)
+    counts = collections.Counter(lab for lab in first_labels(text_lines(a.train), a.label)
+                                 if lab)
     rank = {label: r for r, (label, _) in enumerate(counts.most_common())}
     cuts = [int(x) for x in a.bands.split(",")]
     names = ([f"ranks 0-{cuts[0] - 1}"]
@@ -48,9 +49,8 @@ def main():
         r = rank.get(label, len(rank))
         return next((i for i, c in enumerate(cuts) if r < c), len(cuts))
 
-    truth = first_labels(a.test, a.label)
-    lines = [line for line in bytes(read_text(a.test)).decode(
-        "utf-8", "surrogateescape").splitlines()]
+    lines = text_lines(a.test)
+    truth = first_labels(lines, a.label)
     per_band = collections.Counter(band(t) for t in truth if t)
     print("| model | " + " | ".join(f"right, {n}" for n in names) + " | right, all | P@1 |")
     print("|---" * (len(names) + 3) + "|")

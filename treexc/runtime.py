@@ -162,10 +162,11 @@ def reporter_factory(verbose, stream, summary=True, live=True):
     return SilentReporter
 
 
-def diverged_message(epoch, epochs, lr, why="NaN or infinite values"):
-    """fastText says "Encountered NaN."; this also says what to change."""
-    return (f"training diverged ({why}) at epoch {epoch:.2f} of {epochs:g}; "
-            f"lower -lr (now {lr:g})")
+def diverged(epoch, epochs, lr, why="NaN or infinite values"):
+    """The error of a diverged run: fastText says "Encountered NaN."; this
+    also says what to change."""
+    return TrainingDiverged(f"training diverged ({why}) at epoch {epoch:.2f} of {epochs:g}; "
+                            f"lower -lr (now {lr:g})")
 
 
 def check_weights_in_range(named_weights, epochs, lr):
@@ -178,8 +179,8 @@ def check_weights_in_range(named_weights, epochs, lr):
         try:
             contents.check_weights(name, w)
         except ValueError:
-            raise TrainingDiverged(diverged_message(
-                epochs, epochs, lr, f"weights beyond {contents.MAX_WEIGHT:g}")) from None
+            raise diverged(epochs, epochs, lr,
+                           f"weights beyond {contents.MAX_WEIGHT:g}") from None
 
 
 def run_workers(n_threads, work, control, poll, interval=0.1):

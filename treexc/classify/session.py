@@ -14,10 +14,10 @@ import time
 
 import numpy as np
 
-from ..errors import TrainingDiverged, TreexcError
+from ..errors import TreexcError
 from ..io.textio import display_name
 from ..loss.registry import learns_tree
-from ..runtime import Progress, diverged_message, run_workers
+from ..runtime import Progress, diverged, run_workers
 from ..text.windows import WindowReader
 from ..trees.capacity import CLASSIFIER_FLAGS
 from ..trees.learner import TreeLearner
@@ -107,8 +107,8 @@ class Session:
             raise
         if self.control[0] == kern.DIVERGED:
             self.reporter.abort()
-            raise TrainingDiverged(diverged_message(
-                self.snapshot().fraction * self.args.epoch, self.args.epoch, self.args.lr))
+            raise diverged(self.snapshot().fraction * self.args.epoch, self.args.epoch,
+                           self.args.lr)
         self.reporter.finish(self.snapshot())
 
     def run_phase(self, stop_at, collect=False):

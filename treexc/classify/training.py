@@ -60,15 +60,14 @@ def train_on_corpus(args, reporter, initial_tree, dictionary, corpus, pretrained
         reporter.info(chosen)
     memory.refuse_oversized(memory.supervised_parts(args, dictionary.nwords,
                                                     dictionary.nlabels))
-    if args.lr:
-        return train_model(args, reporter, initial_tree, dictionary, corpus, pretrained)
-    # -lr 0: the default rate, halved while training diverges
-    args.lr = DEFAULT_LR
-    for halving in range(DEFAULT_LR_HALVINGS + 1):
+    # -lr 0: the default rate, halved while training diverges; a given rate is kept
+    halvings = 0 if args.lr else DEFAULT_LR_HALVINGS
+    args.lr = args.lr or DEFAULT_LR
+    for halving in range(halvings + 1):
         try:
             return train_model(args, reporter, initial_tree, dictionary, corpus, pretrained)
         except TrainingDiverged:
-            if halving == DEFAULT_LR_HALVINGS:
+            if halving == halvings:
                 raise
             args.lr /= 2
             reporter.info(f"training diverged at -lr {2 * args.lr:g}: training again at "

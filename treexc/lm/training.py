@@ -24,14 +24,14 @@ from dataclasses import replace
 import numpy as np
 
 from .. import memory
-from ..errors import TrainingDiverged, TreexcError
+from ..errors import TreexcError
 from ..io.textio import display_name, read_text
 from ..runtime import (
     Progress,
     SilentReporter,
     blas_threads,
     check_weights_in_range,
-    diverged_message,
+    diverged,
     run_workers,
 )
 from ..text.epoch_order import epoch_key, fill_order
@@ -237,8 +237,7 @@ class LMSession:
         self.train_seconds += time.perf_counter() - t0
         self.train_batches += b1 - b0
         if control[0] == DIVERGED:
-            raise TrainingDiverged(diverged_message(
-                int(self.progress.sum()) / self.N, self.args.epoch, self.args.lr))
+            raise diverged(int(self.progress.sum()) / self.N, self.args.epoch, self.args.lr)
         reporter.update(self._snapshot(None))  # the phase's end, before an evaluation
 
     def _rebuild(self):
@@ -295,9 +294,9 @@ class LMSession:
         train_loss = float(self.loss_sum.sum()) / n if n else None
         if n and not train_loss < DIVERGED_LOSS:
             uniform = math.log(max(2, m.vocab.size))  # the loss of guessing uniformly
-            raise TrainingDiverged(diverged_message(
+            raise diverged(
                 epoch, self.args.epoch, self.args.lr,
-                f"train loss {train_loss:.1f} nats a token, guessing uniformly {uniform:.1f}"))
+                f"train loss {train_loss:.1f} nats a token, guessing uniformly {uniform:.1f}")
         record = {
             "run": self.args.name or None, "epoch": round(epoch, 4),
             "tokens": int(self.progress.sum()),
@@ -320,8 +319,8 @@ class LMSession:
                 continue
             nll, ntok, sec, nb = stream_nll(m, stream.ids, self.engines, self.B)
             if not nll / ntok < 709.0:  # exp overflows: the weights blew up
-                raise TrainingDiverged(diverged_message(epoch, self.args.epoch, self.args.lr,
-                                                        f"{key} perplexity overflows"))
+                raise diverged(epoch, self.args.epoch, self.args.lr,
+                               f"{key} perplexity overflows")
             record[f"{key}_ppl"] = math.exp(nll / ntok)
             record[f"{key}_tokens"] = ntok
             eval_seconds += sec
