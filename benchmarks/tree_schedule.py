@@ -23,6 +23,7 @@ import time
 import treexc.classify.session as session
 from treexc.classify.options import make_args
 from treexc.classify.training import train_supervised
+from treexc.loss.registry import learns_tree
 
 
 def held_sessions(hold):
@@ -74,7 +75,9 @@ def main():
             model.save_model(f"{a.save}-s{seed}.bin")
         p1 = model.test(a.test, 1)[1]
         results.append(p1)
-        print(f"seed {seed}: test P@1 {p1:.4f}, arity {model.args.arity}, "
+        learned = learns_tree(model.args.loss, model.args.tree)
+        rebuilds = f", {model.args.treeUpdates} rebuilds" if learned else ""
+        print(f"seed {seed}: test P@1 {p1:.4f}, arity {model.args.arity}{rebuilds}, "
               f"train {time.perf_counter() - t0:.1f} s", flush=True)
     print(f"median P@1 {statistics.median(results):.4f} over {len(results)} seeds "
           f"(-loss {flags['loss']}, hold {'the loss default' if a.hold is None else a.hold})")

@@ -8,7 +8,14 @@ import pytest
 import treexc
 from treexc import runtime
 from treexc.classify import session
-from treexc.classify.tree_shape import default_tree_arity, label_spread, wide_root_arity
+from treexc.classify.tree_shape import (
+    STATS_PER_REBUILD,
+    TREE_UPDATES,
+    default_tree_arity,
+    label_spread,
+    tree_updates,
+    wide_root_arity,
+)
 
 
 @pytest.mark.parametrize("labels,depth,arity", [(6, 2, 3), (2972, 2, 55), (8737, 2, 94),
@@ -18,6 +25,36 @@ def test_default_arity_is_the_least_that_holds_the_labels_in_depth_levels(labels
                                                                           arity):
     assert default_tree_arity(labels, depth) == arity
     assert arity ** min(depth, 62) >= labels and (arity == 2 or (arity - 1) ** depth < labels)
+
+
+@pytest.mark.parametrize("lines,labels,epochs,per_line,rebuilds", [
+    (12328, 732, 5, 1.0, 1),        # cooking's lines at 5 epochs: 42 lines a label
+    (24668, 597, 5, 1.0, 3),        # debian_tags: 103
+    (220697, 2972, 20, 1.0, 24),    # gutenberg_books at 20 epochs: 743
+    (10 ** 7, 10, 5, 1.0, TREE_UPDATES),  # capped
+    (10, 1000, 1, 1.0, 1),          # never fewer than one
+    (1200, 10, 1, 3.0, 2),          # 3 labels a line: 1,200 occurrences are 400 lines
+])
+def test_rebuilds_follow_the_lines_a_label_in_the_first_half(lines, labels, epochs,
+                                                             per_line, rebuilds):
+    counts = np.full(labels, lines * per_line / labels)
+    assert tree_updates("tree", labels, epochs, per_line, counts) == rebuilds
+    assert tree_updates("plt", labels, epochs, per_line, counts) == 1
+    assert tree_updates("tree", labels, epochs) == TREE_UPDATES  # labels not counted
+    assert tree_updates("softmax", labels, epochs, per_line, counts) == TREE_UPDATES
+
+
+def test_training_resolves_the_rebuild_count_from_the_data(tmp_path):
+    """-treeUpdates -1 becomes the rule's count, which the model records;
+    a given count is kept."""
+    train, counts = zipf_corpus(tmp_path / "train.txt", n_lines=6000)
+    flags = dict(loss="tree", dim=8, lr=0.5, thread=1, seed=1, verbose=0)
+    per_label = 6000 * 10 / 2 / 40  # 750 lines a label in the first half of 10 epochs
+    model = treexc.train_supervised(input=train, epoch=10, **flags)
+    assert model.args.treeUpdates == int(per_label // STATS_PER_REBUILD) == 25
+    assert treexc.train_supervised(input=train, epoch=1, **flags).args.treeUpdates == 2
+    assert treexc.train_supervised(input=train, epoch=1, treeUpdates=7,
+                                   **flags).args.treeUpdates == 7
 
 
 def zipf_corpus(path, n_labels=40, n_lines=3000, seed=0):
@@ -63,7 +100,7 @@ def test_threads_without_work_are_not_started(tmp_path, monkeypatch):
     monkeypatch.setattr(session, "run_workers", counting)
     path, _ = zipf_corpus(tmp_path / "z.txt", n_lines=300)
     model = treexc.train_supervised(path, thread=5000, epoch=1, dim=8, loss="tree",
-                                    verbose=0)
+                                    treeUpdates=50, verbose=0)
     tokens = sum(len(line.split()) + 1 for line in open(path))
     assert len(started) == 51  # 50 rebuilds: 51 phases
     assert max(started) <= 300 and sum(started) <= -(-tokens // 100) + len(started)

@@ -27,13 +27,17 @@ from ..options import (
 )
 from .tree_shape import (
     AUTO_SOFTMAX_MAX_LABELS,
+    PLT_TREE_UPDATES,
     SCORING_MEAN,
     SCORING_MEAN_MAX_LABELS,
+    STATS_PER_REBUILD,
+    TREE_UPDATES,
     WIDE_ROOT_MIN_EVENNESS,
     WIDE_ROOT_MIN_MEDIAN_COUNT,
     default_tree_arity,
     even_and_many_lined,
     label_spread,
+    tree_updates,
     wide_root_arity,
 )
 
@@ -47,14 +51,6 @@ from .tree_shape import (
 # docs/benchmarks-multilabel.md, "The default for multi-label data".
 AUTO_PLT_MIN_LABELS_PER_LINE = 1.5
 SHUFFLED = "shuffled"  # -order: a new random order each epoch (text.epoch_order)
-# -treeUpdates -1 (auto): how many times a learned tree is rebuilt in the
-# first half of training.  The tree softmax keeps the paper's 50 (wn_hypernym,
-# seeds 0-2: one rebuild lost 0.003-0.009 test P@1); a probabilistic label
-# tree is rebuilt once, at the middle, from the whole first half's statistics:
-# cooking, seeds 1-10, P@1 median 0.625 against 0.608 with 50 rebuilds and
-# 0.618 for the Huffman tree it starts from (docs/benchmarks-multilabel.md,
-# "One rebuild").
-TREE_UPDATES, PLT_TREE_UPDATES = 50, 1
 # -lr 0 (the default): this rate, halved and training started again while it
 # diverges (classify.training).  fastText's 0.1 under-trains with its own
 # 5 epochs: valid P@1 at the default flags otherwise, -lr 0.1 / 0.25 / 0.5 /
@@ -150,7 +146,8 @@ class Args:
                        "empty = the loss's own", saved=IF_SET, choices=("", *TREES))
     treeUpdates: int = option(-1, "learned tree: rebuilds (AssignLabels) in all (not "
                               f"per epoch), spread over the first half of training (-1 = "
-                              f"auto: {TREE_UPDATES}, or {PLT_TREE_UPDATES} for -loss plt)",
+                              f"auto: one per {STATS_PER_REBUILD} lines a label in that half, "
+                              f"1 to {TREE_UPDATES}; {PLT_TREE_UPDATES} for -loss plt)",
                               at_least=-1)
     maxDepth: int = option(-1, "tree depth D: leaves at depth at most D (-1 = auto: no "
                            "limit, but a subtree holds at most 1/arity of its parent's "
@@ -203,7 +200,8 @@ class Args:
         self.arity = self.effective_arity(n_labels)
         clamped = self._clamp_arity(n_labels)
         if self.treeUpdates == -1:
-            self.treeUpdates = PLT_TREE_UPDATES if self.loss == "plt" else TREE_UPDATES
+            self.treeUpdates = tree_updates(self.loss, n_labels, self.epoch, labels_per_line,
+                                            label_counts)
         scoring = self._choose_scoring(n_labels, spread)
         lines = []
         if why is not None:

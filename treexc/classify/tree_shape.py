@@ -1,7 +1,8 @@
 """The shape and the reading of a classifier's output tree, chosen from
 the training labels' counts when the options leave them open: the learned
 tree's default arity, the wide root for even, many-lined labels, and
-whether a tree softmax answers with its two readings (``-scoring auto``).
+whether a tree softmax answers with its two readings (``-scoring auto``),
+and how many times a learned tree is rebuilt (``-treeUpdates -1``).
 ``classify.options`` applies these rules; they live here, apart from the
 options themselves, with the measurements behind them.
 """
@@ -57,6 +58,25 @@ SCORING_MEAN = "mean"
 SCORING_MEAN_MAX_LABELS = WIDE_ROOT_SHARE * AUTO_SOFTMAX_MAX_LABELS
 
 
+# -treeUpdates -1 (auto): how many times a learned tree is rebuilt in the
+# first half of training.  A tree softmax: once per STATS_PER_REBUILD lines a
+# label (each line adds statistics for one label) in that half, at least once,
+# at most the paper's 50.  A rebuild on fewer lines a label moves labels by
+# noise into nodes whose rows learnt others, and short runs have no time to
+# recover: at the default flags (5 epochs) the rule's 1-11 rebuilds against 50
+# gain 0.01-0.03 test P@1 on cooking, wn_hypernym, the paragraphs' books,
+# gutenberg_books and its quarter (where 50 fell below the Huffman tree) and
+# keep gutenberg_books' 24 at 20 epochs; 10 lines a label instead of 30 gained
+# on wn_hypernym at 10 epochs (0.010) and lost on cooking at 5 and 25 epochs
+# and the books (docs/benchmarks-trees.md, "How many rebuilds").  A
+# probabilistic label tree is rebuilt once, at the middle, from the whole first
+# half's statistics: cooking, seeds 1-10, P@1 median 0.625 against 0.608 with
+# 50 rebuilds and 0.618 for the Huffman tree it starts from
+# (docs/benchmarks-multilabel.md, "One rebuild").
+TREE_UPDATES, PLT_TREE_UPDATES = 50, 1
+STATS_PER_REBUILD = 30
+
+
 def default_tree_arity(n_labels, depth=2):
     """Arity of a learned tree when ``-arity`` is not given: the least M
     with M^depth >= the number of labels (``depth`` = ``-depth`` when given,
@@ -102,3 +122,20 @@ def wide_root_arity(label_counts, spread=None):
     n_labels = len(label_counts)
     wide = min(-(-n_labels // WIDE_ROOT_SHARE), AUTO_SOFTMAX_MAX_LABELS)
     return wide if wide > default_tree_arity(n_labels, 2) else 0
+
+
+def tree_updates(loss, n_labels, epochs, labels_per_line=1.0, label_counts=None):
+    """``-treeUpdates -1``'s count: :data:`PLT_TREE_UPDATES` for a
+    probabilistic label tree; for a tree softmax (``loss`` "tree") one
+    rebuild per :data:`STATS_PER_REBUILD` lines a label in the first half of
+    training (the labelled lines: label occurrences over labels a line), at
+    least 1, at most :data:`TREE_UPDATES`; :data:`TREE_UPDATES` where the
+    labels were not counted, and for the other losses, which learn no tree
+    (what their model files have always saved)."""
+    if loss == "plt":
+        return PLT_TREE_UPDATES
+    if loss != "tree" or label_counts is None:
+        return TREE_UPDATES
+    lines = math.fsum(label_counts) / max(labels_per_line, 1.0)
+    per_label = lines * epochs / 2 / max(n_labels, 1)
+    return int(min(TREE_UPDATES, max(1, per_label // STATS_PER_REBUILD)))

@@ -48,7 +48,7 @@ def _expansions(count, arity):
 @njit(cache=True, nogil=True)
 def _node_scores(labels, start, length, depth, old_node, old_path_off, old_path_node,
                  stats_p, stats_n, arity, log_likelihood, scores, informed, old_slot,
-                 old_path_slot):
+                 old_path_slot, was_leaf):
     """Fill ``scores[r, j]`` = dJ_n / dp_{j|i} for label ``labels[start + r]``
     (times p_{j|i} for the log-likelihood variant); ``informed[r]`` says
     whether the label has statistics here, ``old_slot[r]`` its old slot at
@@ -59,6 +59,7 @@ def _node_scores(labels, start, length, depth, old_node, old_path_off, old_path_
         i = labels[start + r]
         informed[r] = False
         old_slot[r] = -1
+        was_leaf[r] = False
         if old_node < 0:
             continue
         depth_i = old_path_off[i + 1] - old_path_off[i]
@@ -68,6 +69,7 @@ def _node_scores(labels, start, length, depth, old_node, old_path_off, old_path_
         if old_path_node[pos] != old_node:
             continue
         old_slot[r] = old_path_slot[pos]
+        was_leaf[r] = depth == depth_i - 1
         if stats_n[pos] > 0:
             informed[r] = True
             total += stats_n[pos]
@@ -194,16 +196,23 @@ def _greedy_assign(scores, informed, length, arity, capacity, budget, counts, as
 
 
 @njit(cache=True, nogil=True)
-def _reserve_huffman_leaves(length, arity, scores, informed, old_slot, seg_mass, counts,
-                            child_mass, assign):
+def _reserve_huffman_leaves(length, arity, scores, informed, old_slot, was_leaf, seg_mass,
+                            counts, child_mass, assign):
     """Give each label that the node's own Huffman tree would make a leaf of
-    this node a child of its own, heaviest first: its best empty child by
-    the statistics, else its old slot, else the first empty one.  Those
+    this node a child of its own, heaviest first: the slot it had as a leaf
+    here if that is still empty, else its best empty child by the
+    statistics, else its old slot, else the first empty one.  Those
     children are closed (infinite mass).  Returns the labels' total mass
     and how many they are.  Without it, the mass cap grouped a label just
     under ``1/M`` of the node's mass with light ones (next word, M = 20:
     "the", 4.98% of the examples, sat at depth 2 where the Huffman tree has
-    it at depth 1)."""
+    it at depth 1).  A leaf keeps its slot (at the root they are the same
+    labels at every rebuild, the counts being fixed) because by the
+    statistics a frequent label's best slot is often another frequent
+    label's: taking it moved the groups into other slots, whose rows and
+    subtrees were trained for other labels, and 57-92% of the labels moved
+    at every one of 50 rebuilds (debian_tags, wn_hypernym; docs/trees.md,
+    "Rebuilds")."""
     # ascending, equal masses in descending position: builders.huffman_tree's
     # order, so that at the root the same labels are its leaves
     order = np.argsort(-seg_mass[:length], kind="mergesort")[::-1]
@@ -214,7 +223,9 @@ def _reserve_huffman_leaves(length, arity, scores, informed, old_slot, seg_mass,
     for k in range(length - 1, length - 1 - n_top, -1):
         r = order[k]
         best = -1
-        if informed[r]:
+        if was_leaf[r] and counts[old_slot[r]] == 0:
+            best = old_slot[r]
+        elif informed[r]:
             for j in range(arity):
                 if counts[j] == 0 and (best < 0 or scores[r, j] > scores[r, best]):
                     best = j
@@ -275,6 +286,7 @@ def rebuild_tree(old_children, n_labels, old_path_off, old_path_node, old_path_s
     scores = np.empty((n_labels, arity))
     informed = np.empty(n_labels, dtype=np.bool_)
     old_slot = np.empty(n_labels, dtype=np.int64)
+    was_leaf = np.empty(n_labels, dtype=np.bool_)
     assign = np.empty(n_labels, dtype=np.int64)
     counts = np.zeros(arity, dtype=np.int64)
     seg_mass = np.zeros(n_labels)
@@ -283,7 +295,7 @@ def rebuild_tree(old_children, n_labels, old_path_off, old_path_node, old_path_s
         start, length, depth, old = q_start[head], q_len[head], q_depth[head], q_old[head]
         _node_scores(labels, start, length, depth, old, old_path_off, old_path_node,
                      stats_p, stats_n, arity, log_likelihood, scores, informed,
-                     old_slot, old_path_slot)
+                     old_slot, old_path_slot, was_leaf)
         counts[:] = 0
         if max_depth > 0:
             capacity = arity ** (max_depth - depth - 1)
@@ -313,8 +325,8 @@ def rebuild_tree(old_children, n_labels, old_path_off, old_path_node, old_path_s
             # depth by frequency as in a Huffman tree: the node's Huffman
             # leaves stay leaves here, the rest share the other children
             reserved_mass, n_reserved = _reserve_huffman_leaves(
-                length, arity, scores, informed, old_slot, seg_mass, counts, child_mass,
-                assign)
+                length, arity, scores, informed, old_slot, was_leaf, seg_mass, counts,
+                child_mass, assign)
             if n_reserved > 0:
                 mass_cap = mass_slack * (node_mass - reserved_mass) / (arity - n_reserved)
         # greedy over (label, child) pairs of informed labels, best first
