@@ -199,20 +199,15 @@ def _greedy_assign(scores, informed, length, arity, capacity, budget, counts, as
 def _reserve_huffman_leaves(length, arity, scores, informed, old_slot, was_leaf, seg_mass,
                             counts, child_mass, assign):
     """Give each label that the node's own Huffman tree would make a leaf of
-    this node a child of its own, heaviest first: the slot it had as a leaf
-    here if that is still empty, else its best empty child by the
-    statistics, else its old slot, else the first empty one.  Those
-    children are closed (infinite mass).  Returns the labels' total mass
-    and how many they are.  Without it, the mass cap grouped a label just
-    under ``1/M`` of the node's mass with light ones (next word, M = 20:
-    "the", 4.98% of the examples, sat at depth 2 where the Huffman tree has
-    it at depth 1).  A leaf keeps its slot (at the root they are the same
-    labels at every rebuild, the counts being fixed) because by the
-    statistics a frequent label's best slot is often another frequent
-    label's: taking it moved the groups into other slots, whose rows and
-    subtrees were trained for other labels, and 57-92% of the labels moved
-    at every one of 50 rebuilds (debian_tags, wn_hypernym; docs/trees.md,
-    "Rebuilds")."""
+    this node a child of its own, heaviest first: its slot as a leaf here
+    while that is empty, else its best empty child by the statistics, else
+    its old slot, else the first empty one; those children are closed
+    (infinite mass).  Returns the labels' total mass and how many they are.
+    Without it the mass cap put "the" (4.98% of the next word's examples)
+    at depth 2, at depth 1 in the Huffman tree.  Without the old slot first
+    a frequent label took the slot its statistics prefer, often another
+    frequent label's, moving the groups into slots (rows, subtrees) trained
+    for others: docs/trees.md, "A leaf keeps its slot"."""
     # ascending, equal masses in descending position: builders.huffman_tree's
     # order, so that at the root the same labels are its leaves
     order = np.argsort(-seg_mass[:length], kind="mergesort")[::-1]
@@ -330,20 +325,16 @@ def rebuild_tree(old_children, n_labels, old_path_off, old_path_node, old_path_s
             if n_reserved > 0:
                 mass_cap = mass_slack * (node_mass - reserved_mass) / (arity - n_reserved)
         # greedy over (label, child) pairs of informed labels, best first
-        n_informed = 0
         if length == 1:  # a chain link: nothing to choose
             informed[0] = False
-        for r in range(length):
-            if informed[r]:
-                n_informed += 1
-        if n_informed > 0:
+        if np.any(informed[:length]):
             used = _greedy_assign(scores, informed, length, arity, capacity, budget,
                                   counts, assign, seg_mass, child_mass, mass_cap)
         # labels left over (no statistics, or no room by mass): their old
         # slot if it has room, else the child with the fewest labels that has
         # room; room by mass first, then by labels alone (a reserved child,
-        # of infinite mass, stays closed).  (_has_room spelled
-        # out: calling it in this loop made a whole rebuild 4x slower.)
+        # of infinite mass, stays closed).  (_has_room spelled out: calling
+        # it in this loop made a whole rebuild 4x slower.)
         for r in range(length):
             if assign[r] >= 0:
                 continue
