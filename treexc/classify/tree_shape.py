@@ -60,19 +60,22 @@ SCORING_MEAN_MAX_LABELS = WIDE_ROOT_SHARE * AUTO_SOFTMAX_MAX_LABELS
 
 # -treeUpdates -1 (auto): how many times a learned tree is rebuilt in the
 # first half of training.  A tree softmax: once per STATS_PER_REBUILD lines a
-# label (each line adds statistics for one label) in that half, at least once,
-# at most the paper's 50.  A rebuild on fewer lines a label moves labels by
-# noise into nodes whose rows learnt others, and short runs have no time to
-# recover: at the default flags (5 epochs) the rule's 1-11 rebuilds against 50
-# gain 0.01-0.03 test P@1 on cooking, wn_hypernym, the paragraphs' books,
-# gutenberg_books and its quarter (where 50 fell below the Huffman tree) and
-# keep gutenberg_books' 24 at 20 epochs; 10 lines a label instead of 30 gained
-# on wn_hypernym at 10 epochs (0.010) and lost on cooking at 5 and 25 epochs
-# and the books (docs/benchmarks-trees.md, "How many rebuilds").  A
-# probabilistic label tree is rebuilt once, at the middle, from the whole first
-# half's statistics: cooking, seeds 1-10, P@1 median 0.625 against 0.608 with
-# 50 rebuilds and 0.618 for the Huffman tree it starts from
-# (docs/benchmarks-multilabel.md, "One rebuild").
+# label in that half (each line adds statistics for one label), at least
+# once, at most the paper's 50.  A rebuild on a few lines a label moves labels
+# by noise into slots whose rows learnt others, and short runs do not recover:
+# test P@1 at the default flags (5 epochs), the rule against 50 rebuilds,
+# medians of 3-5 seeds: cooking 0.562 / 0.543 (1 rebuild), wn_hypernym 0.285 /
+# 0.274 (1), debian_tags 0.766 / 0.763 (3), and on sets not used to choose:
+# gutenberg_books 0.140 / 0.125 (6), its every fourth line 0.027 / 0.016 (1;
+# its Huffman tree 0.021), the paragraphs' books 0.272 / 0.264 (11), 500K
+# next words 0.102 / 0.102 (1).  At the grids' flags: cooking at 25 epochs
+# 0.601 / 0.584 (7), gutenberg_books at 20 0.303 / 0.300 (24), but
+# wn_hypernym at 10 0.298 / 0.306 (1).  10 lines a label instead of 30 won
+# that one back and lost on cooking and the books.  docs/benchmarks-trees.md,
+# "How many rebuilds".  A probabilistic label tree is rebuilt once, at the
+# middle, from the whole first half's statistics: cooking, seeds 1-10, P@1
+# median 0.625 against 0.608 with 50 rebuilds and 0.618 for the Huffman tree
+# it starts from (docs/benchmarks-multilabel.md, "One rebuild").
 TREE_UPDATES, PLT_TREE_UPDATES = 50, 1
 STATS_PER_REBUILD = 30
 
