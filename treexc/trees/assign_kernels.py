@@ -303,7 +303,6 @@ def rebuild_tree(old_children, n_labels, old_path_off, old_path_node, old_path_s
             while (padded - 1) % (arity - 1) != 0:
                 padded += 1
             budget = (padded - arity) // (arity - 1)  # expansions available
-        used = 0
         child_mass[:] = 0.0
         mass_cap = np.inf
         if mass_slack > 0:
@@ -327,9 +326,8 @@ def rebuild_tree(old_children, n_labels, old_path_off, old_path_node, old_path_s
         # greedy over (label, child) pairs of informed labels, best first
         if length == 1:  # a chain link: nothing to choose
             informed[0] = False
-        if np.any(informed[:length]):
-            used = _greedy_assign(scores, informed, length, arity, capacity, budget,
-                                  counts, assign, seg_mass, child_mass, mass_cap)
+        used = _greedy_assign(scores, informed, length, arity, capacity, budget, counts,
+                              assign, seg_mass, child_mass, mass_cap)
         # labels left over (no statistics, or no room by mass): their old
         # slot if it has room, else the child with the fewest labels that has
         # room; room by mass first, then by labels alone (a reserved child,
