@@ -52,7 +52,8 @@ def _node_scores(labels, start, length, depth, old_node, old_path_off, old_path_
     """Fill ``scores[r, j]`` = dJ_n / dp_{j|i} for label ``labels[start + r]``
     (times p_{j|i} for the log-likelihood variant); ``informed[r]`` says
     whether the label has statistics here, ``old_slot[r]`` its old slot at
-    this node (-1 if it did not pass here)."""
+    this node (-1 if it did not pass here), ``was_leaf[r]`` whether that
+    slot held the label itself."""
     p_avg = np.zeros(arity)
     total = 0.0
     for r in range(length):
