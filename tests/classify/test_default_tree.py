@@ -33,7 +33,7 @@ def test_default_arity_is_the_least_that_holds_the_labels_in_depth_levels(labels
     (220697, 2972, 20, 1.0, 24),    # gutenberg_books at 20 epochs: 743
     (10 ** 7, 10, 5, 1.0, TREE_UPDATES),  # capped
     (10, 1000, 1, 1.0, 1),          # never fewer than one
-    (1200, 10, 1, 3.0, 2),          # 3 labels a line: 1,200 occurrences are 400 lines
+    (1200, 10, 1, 3.0, 2),          # 3 labels a line: 3,600 occurrences, 1,200 lines
 ])
 def test_rebuilds_follow_the_lines_a_label_in_the_first_half(lines, labels, epochs,
                                                              per_line, rebuilds):
@@ -47,7 +47,7 @@ def test_rebuilds_follow_the_lines_a_label_in_the_first_half(lines, labels, epoc
 def test_training_resolves_the_rebuild_count_from_the_data(tmp_path):
     """-treeUpdates -1 becomes the rule's count, which the model records;
     a given count is kept."""
-    train, counts = zipf_corpus(tmp_path / "train.txt", n_lines=6000)
+    train, _ = zipf_corpus(tmp_path / "train.txt", n_lines=6000)
     flags = dict(loss="tree", dim=8, lr=0.5, thread=1, seed=1, verbose=0)
     per_label = 6000 * 10 / 2 / 40  # 750 lines a label in the first half of 10 epochs
     model = treexc.train_supervised(input=train, epoch=10, **flags)
