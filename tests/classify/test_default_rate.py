@@ -8,7 +8,7 @@ from cli_util import ok, user_error
 import treexc
 from treexc.classify import training
 from treexc.classify.options import DEFAULT_LR, DEFAULT_LR_HALVINGS, make_args
-from treexc.errors import TrainingDiverged
+from treexc.runtime import diverged
 
 FLAGS = ["-dim", "8", "-epoch", "2", "-thread", "1", "-seed", "3"]
 QUIET = [*FLAGS, "-verbose", "0"]
@@ -27,8 +27,7 @@ def diverging_above(monkeypatch, rate):
     def train_model(args, *rest):
         tried.append(args.lr)
         if args.lr > rate:
-            raise TrainingDiverged(f"training diverged (NaN or infinite values) at epoch "
-                                   f"0.10 of 2; lower -lr (now {args.lr:g})")
+            raise diverged(0.1, 2, args.lr)
         return real(args, *rest)
 
     monkeypatch.setattr(training, "train_model", train_model)
