@@ -80,6 +80,8 @@ def test_auto_chooses_the_mean_for_a_tree_on_even_many_lined_labels(tmp_path, ca
     # not for other losses, nor for uneven labels
     assert treexc.train_supervised(input=even, loss="hs", **flags).scoring == ""
     assert treexc.train_supervised(input=zipf, loss="tree", **flags).scoring == ""
+    # nor for a binary tree, whose nodes are one sigmoid row each
+    assert treexc.train_supervised(input=even, loss="tree", arity=2, **flags).scoring == ""
 
 
 def test_mean_scoring_needs_a_tree_softmax(tmp_path):

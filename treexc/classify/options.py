@@ -226,7 +226,7 @@ class Args:
 
     def _choose_scoring(self, n_labels, spread):
         """Turn ``-scoring auto`` into ``tree`` or ``mean`` (the mean for a
-        learned tree on even, many-lined labels, up to
+        learned tree of arity above 2 on even, many-lined labels, up to
         :data:`SCORING_MEAN_MAX_LABELS`); returns the line saying the mean
         was chosen (or, given past that limit, what it costs), or None.
         ``mean`` needs a tree softmax: validate refused the other losses
@@ -240,7 +240,8 @@ class Args:
                     f"answers above {SCORING_MEAN_MAX_LABELS:,} labels)")
         if self.scoring != "auto":
             return None
-        if spread is None or n_labels > SCORING_MEAN_MAX_LABELS \
+        # a binary node is one sigmoid row (slot 0 has none): no path sums to a logit
+        if spread is None or n_labels > SCORING_MEAN_MAX_LABELS or self.arity == 2 \
                 or not even_and_many_lined(spread):
             self.scoring = "tree"
             return None
