@@ -45,19 +45,20 @@ def test_few_labels_get_the_flat_softmax(train_file, tmp_path):
 def test_many_labels_get_a_learned_tree(train_file, tmp_path, monkeypatch):
     monkeypatch.setattr(args_module, "AUTO_SOFTMAX_MAX_LABELS", 4)
     model, stderr = train(train_file, tmp_path)
-    # the default learned tree: arity ceil(sqrt(6 labels)) = 3, its depth
-    # shaped by the labels' counts (-depth -1)
-    assert model.args.loss == "tree" and model.args.arity == 3
+    # the default learned tree over 6 labels: one node (a tree of arity
+    # ceil(sqrt(6)) = 3 would cross as many slots, 2 x 3), nothing to rebuild
+    assert model.args.loss == "tree" and model.args.arity == 6
+    assert model.tree.n_internal == 1 and model.args.treeUpdates == 0
     assert model.args.maxDepth == -1
-    assert "output layer: tree of arity 3 (-loss auto: 6 labels > 4)" in stderr
+    assert "output layer: tree of arity 6 (-loss auto: 6 labels > 4)" in stderr
 
 
 def test_multi_label_data_gets_a_probabilistic_label_tree(tmp_path):
     # 2 labels on every line but every fourth, which has 1: 1.75 a line
     path = multi_label_file(tmp_path, lambda i: 1 if i % 4 == 0 else 2)
     model, stderr = train(path, tmp_path)
-    assert model.args.loss == "plt" and model.args.arity == 3
-    assert "output layer: plt of arity 3 (-loss auto: 1.75 labels a line >= 1.5: " \
+    assert model.args.loss == "plt" and model.args.arity == 6  # one node, as above
+    assert "output layer: plt of arity 6 (-loss auto: 1.75 labels a line >= 1.5: " \
         "multi-label)" in stderr
     # -arity shapes it, and -loss keeps the user's choice
     model, _ = train(path, tmp_path, "-arity", "2")

@@ -13,6 +13,7 @@ from treexc.classify.tree_shape import (
     TREE_UPDATES,
     default_tree_arity,
     label_spread,
+    learned_tree_arity,
     tree_updates,
     wide_root_arity,
 )
@@ -25,6 +26,17 @@ def test_default_arity_is_the_least_that_holds_the_labels_in_depth_levels(labels
                                                                           arity):
     assert default_tree_arity(labels, depth) == arity
     assert arity ** min(depth, 62) >= labels and (arity == 2 or (arity - 1) ** depth < labels)
+
+
+@pytest.mark.parametrize("labels,depth,arity", [(2, 2, 2), (4, 2, 4), (6, 2, 6), (7, 2, 3),
+                                                 (9, 2, 3), (10, 2, 4), (2972, 2, 55),
+                                                 (6, 3, 6), (7, 3, 2), (1000, 3, 10)])
+def test_a_learned_tree_over_a_few_labels_is_one_node(labels, depth, arity):
+    """One node where the default tree's paths would cross as many slots
+    as there are labels (levels x M >= labels); otherwise the default."""
+    assert learned_tree_arity(labels, depth) == arity
+    assert tree_updates("tree", labels, 5, 1.0, np.full(labels, 100.0), arity) == (
+        0 if arity >= labels else 8)
 
 
 @pytest.mark.parametrize("lines,labels,epochs,per_line,rebuilds", [

@@ -34,9 +34,9 @@ from .tree_shape import (
     TREE_UPDATES,
     WIDE_ROOT_MIN_EVENNESS,
     WIDE_ROOT_MIN_MEDIAN_COUNT,
-    default_tree_arity,
     even_and_many_lined,
     label_spread,
+    learned_tree_arity,
     tree_updates,
     wide_root_arity,
 )
@@ -138,8 +138,8 @@ class Args:
     arity: int = option(0, "tree arity M (0 = 2 for hs; for a learned tree the least M with "
                         "M^D >= labels, D = -depth or 2: a two-level tree of about "
                         "sqrt(labels), or of labels/5 with -depth 2 where the labels are "
-                        "about equally frequent and many-lined; never wider than the "
-                        "labels)", shape=True)
+                        "about equally frequent and many-lined; one node up to 6 labels; "
+                        "never wider than the labels)", shape=True)
     # saved only when set: models without it keep their headers byte for byte
     tree: str = option("", "output tree: learned (rebuilt by AssignLabels: -loss tree), "
                        "huffman (fastText's: -loss hs), random or cluster (fixed); "
@@ -169,14 +169,14 @@ class Args:
 
     def effective_arity(self, n_labels=None):
         """``-arity``, else the loss's: 2 for hs; for a learned tree the
-        default of :func:`default_tree_arity` once the labels are counted
+        default of :func:`learned_tree_arity` once the labels are counted
         (0 until then)."""
         if self.arity:
             return self.arity
         entry = LOSSES.get(self.loss)  # None: a name validate refuses
         if entry is not None and entry.learned:
             depth = self.maxDepth if self.maxDepth > 0 else 2
-            return 0 if n_labels is None else default_tree_arity(n_labels, depth)
+            return 0 if n_labels is None else learned_tree_arity(n_labels, depth)
         # losses without a tree of their own: 20, what their model files
         # have always saved there (unused)
         return (entry and entry.arity) or 20
@@ -201,7 +201,7 @@ class Args:
         clamped = self._clamp_arity(n_labels)
         if self.treeUpdates == -1:
             self.treeUpdates = tree_updates(self.loss, n_labels, self.epoch, labels_per_line,
-                                            label_counts)
+                                            label_counts, self.arity)
         scoring = self._choose_scoring(n_labels, spread)
         lines = []
         if why is not None:
@@ -226,8 +226,8 @@ class Args:
 
     def _choose_scoring(self, n_labels, spread):
         """Turn ``-scoring auto`` into ``tree`` or ``mean`` (the mean for a
-        learned tree of arity above 2 on even, many-lined labels, up to
-        :data:`SCORING_MEAN_MAX_LABELS`); returns the line saying the mean
+        learned tree of arity above 2 and more than one node on even,
+        many-lined labels, up to :data:`SCORING_MEAN_MAX_LABELS`); returns the line saying the mean
         was chosen (or, given past that limit, what it costs), or None.
         ``mean`` needs a tree softmax: validate refused the other losses
         given, this refuses -loss auto's choice of one."""
@@ -240,9 +240,10 @@ class Args:
                     f"answers above {SCORING_MEAN_MAX_LABELS:,} labels)")
         if self.scoring != "auto":
             return None
-        # a binary node is one sigmoid row (slot 0 has none): no path sums to a logit
-        if spread is None or n_labels > SCORING_MEAN_MAX_LABELS or self.arity == 2 \
-                or not even_and_many_lined(spread):
+        # a binary node is one sigmoid row (slot 0 has none): no path sums to a
+        # logit; a tree of one node reads the same both ways
+        if spread is None or n_labels > SCORING_MEAN_MAX_LABELS \
+                or not 2 < self.arity < n_labels or not even_and_many_lined(spread):
             self.scoring = "tree"
             return None
         self.scoring = SCORING_MEAN
