@@ -1,13 +1,21 @@
-"""``-lr 0``, the default: ``DEFAULT_LR``, halved and training started
-again while it diverges; a rate the user gives is kept, and divergence at
-it is an error.  The rate trained at is the model's."""
+"""``-lr 0``, the default: ``DEFAULT_LR`` (``ZIPF_LR`` for Zipf-distributed
+labels), halved and training started again while it diverges; a rate the
+user gives is kept, and divergence at it is an error.  The rate trained at
+is the model's."""
 
 import pytest
 from cli_util import ok, user_error
 
 import treexc
 from treexc.classify import training
-from treexc.classify.options import DEFAULT_LR, DEFAULT_LR_HALVINGS, make_args
+from treexc.classify.default_rate import (
+    DEFAULT_LR,
+    DEFAULT_LR_HALVINGS,
+    ZIPF_LR,
+    ZIPF_MAX_EVENNESS,
+    default_rate,
+)
+from treexc.classify.options import make_args
 from treexc.runtime import diverged
 
 FLAGS = ["-dim", "8", "-epoch", "2", "-thread", "1", "-seed", "3"]
@@ -67,3 +75,29 @@ def test_a_given_rate_is_kept(train_file, tmp_path, monkeypatch):
     model = treexc.train_supervised(str(train_file), lr=0.2, dim=8, epoch=1, thread=1,
                                     verbose=0)
     assert model.args.lr == 0.2 and tried == [0.3, 0.2]
+
+
+def test_zipf_distributed_labels_train_at_the_lower_rate(tmp_path):
+    """One label on most lines and 199 on one line each: evenness 0.019."""
+    lines = [f"__label__head w{i % 7} common" for i in range(1000)]
+    lines += [f"__label__rare{i} w{i % 7} r{i}" for i in range(199)]
+    path = tmp_path / "zipf.txt"
+    path.write_text("\n".join(lines) + "\n")
+    result = ok(["supervised", "-input", path, "-output", tmp_path / "m", *FLAGS,
+                 "-verbose", "2"])
+    assert treexc.load_model(str(tmp_path / "m.bin")).args.lr == ZIPF_LR
+    assert f"learning rate: {ZIPF_LR:g} (-lr 0: Zipf-distributed labels, evenness 0.019 " \
+        f"< {ZIPF_MAX_EVENNESS}; {DEFAULT_LR:g} otherwise)" in result.stderr
+    # a given rate is kept
+    ok(["supervised", "-input", path, "-output", tmp_path / "g", *QUIET, "-lr", "0.3"])
+    assert treexc.load_model(str(tmp_path / "g.bin")).args.lr == 0.3
+
+
+@pytest.mark.parametrize("counts,rate", [
+    ([100] * 50, DEFAULT_LR),                       # even: evenness 1
+    ([1000] + [1] * 199, ZIPF_LR),                  # 0.019
+    ([10 ** 7 // r for r in range(1, 30001)], ZIPF_LR),  # 1/rank over 30,000 labels: 0.048
+    ([10 ** 7 // r for r in range(1, 3001)], DEFAULT_LR),  # over 3,000: 0.12
+])
+def test_the_rate_follows_the_evenness_of_the_label_counts(counts, rate):
+    assert default_rate(counts)[0] == rate

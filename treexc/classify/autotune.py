@@ -31,10 +31,10 @@ from ..io.textio import display_name, read_text
 from ..options import flag_names
 from ..runtime import SilentReporter
 from ..text.dictionary import build_dictionary
+from .default_rate import DEFAULT_LR
 from .meter import Meter
 from .options import (
     AUTO_PLT_MIN_LABELS_PER_LINE,
-    DEFAULT_LR,
     Args,
     parse_metric,
     validate,

@@ -25,6 +25,7 @@ from ..options import (
     option,
     options_from_flags,
 )
+from .default_rate import DEFAULT_LR, ZIPF_LR
 from .tree_shape import (
     AUTO_SOFTMAX_MAX_LABELS,
     PLT_TREE_UPDATES,
@@ -51,20 +52,6 @@ from .tree_shape import (
 # docs/benchmarks-multilabel.md, "The default for multi-label data".
 AUTO_PLT_MIN_LABELS_PER_LINE = 1.5
 SHUFFLED = "shuffled"  # -order: a new random order each epoch (text.epoch_order)
-# -lr 0 (the default): this rate, halved and training started again while it
-# diverges (classify.training).  fastText's 0.1 under-trains with its own
-# 5 epochs: valid P@1 at the default flags otherwise, -lr 0.1 / 0.25 / 0.5 /
-# 1.0: cooking 0.364 / 0.575 / 0.645 / 0.509, debian_tags 0.771 / 0.820 /
-# 0.824 / 0.824, agnews_testonly 0.714 / 0.867 / 0.884 / 0.874, wn_hypernym
-# 0.077 / 0.186 / 0.271 / 0.343, the book-of-a-paragraph set 0.046 / 0.125 /
-# 0.238 / 0.365; 2.0 diverged on three of the five.  0.5 is the best or
-# within 0.01 of it on three and 0.07-0.13 short of 1.0 on two, where 1.0
-# loses 0.14 on cooking.  Confirmed on sets not used to choose it:
-# docs/benchmarks.md, "The default learning rate".
-DEFAULT_LR = 0.5
-# ... halved at most this many times: past 0.5 / 2^5 = 0.016 a run that still
-# diverges has another cause (e.g. -pretrainedVectors of huge values)
-DEFAULT_LR_HALVINGS = 5
 
 LOSS_HELP = ("loss function: " + "; ".join(f"{entry.name} = {entry.help}"
                                            for entry in LOSSES.values())
@@ -98,7 +85,8 @@ class Args:
                         saved=False, required=True)
     output: str = option("", "output file path, without extension (.bin and .vec are "
                          "written)", saved=False, required=True)
-    lr: float = option(0.0, f"learning rate (0 = {DEFAULT_LR}, halved and training started "
+    lr: float = option(0.0, f"learning rate (0 = {DEFAULT_LR}, or {ZIPF_LR} for Zipf-"
+                       "distributed labels such as words; halved and training started "
                        "again if it diverges; fastText's default is 0.1)", at_least=0)
     lrUpdateRate: int = option(100, "change the rate of updates for the learning rate "
                                "(tokens)", at_least=1)

@@ -18,8 +18,8 @@ from ..runtime import SilentReporter, check_weights_in_range
 from ..text.token_cache import training_corpus
 from ..trees.builders import build_tree, fit_depth
 from ..trees.capacity import CLASSIFIER_FLAGS
+from .default_rate import DEFAULT_LR_HALVINGS, default_rate
 from .model import Model
-from .options import DEFAULT_LR, DEFAULT_LR_HALVINGS
 from .predict_kernels import label_centroids
 from .session import Session
 from .tree_shape import SCORING_MEAN
@@ -62,7 +62,10 @@ def train_on_corpus(args, reporter, initial_tree, dictionary, corpus, pretrained
                                                     dictionary.nlabels))
     # -lr 0: the default rate, halved while training diverges; a given rate is kept
     halvings = 0 if args.lr else DEFAULT_LR_HALVINGS
-    args.lr = args.lr or DEFAULT_LR
+    if not args.lr:
+        args.lr, why = default_rate(dictionary.label_counts)
+        if why:
+            reporter.info(why)
     for halving in range(halvings + 1):
         try:
             return train_model(args, reporter, initial_tree, dictionary, corpus, pretrained)
