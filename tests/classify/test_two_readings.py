@@ -80,8 +80,12 @@ def test_auto_chooses_the_mean_for_a_tree_on_even_many_lined_labels(tmp_path, ca
     # not for other losses, nor for uneven labels
     assert treexc.train_supervised(input=even, loss="hs", **flags).scoring == ""
     assert treexc.train_supervised(input=zipf, loss="tree", **flags).scoring == ""
-    # nor for a binary tree, whose nodes are one sigmoid row each
+    # nor for a binary tree, whose nodes are one sigmoid row each, nor for
+    # one node (5 labels), which reads the same both ways
     assert treexc.train_supervised(input=even, loss="tree", arity=2, **flags).scoring == ""
+    five = even_corpus(tmp_path / "five.txt", n_labels=5)
+    one_node = treexc.train_supervised(input=five, loss="tree", **flags)
+    assert one_node.tree.n_internal == 1 and one_node.scoring == ""
 
 
 def test_mean_scoring_needs_a_tree_softmax(tmp_path):

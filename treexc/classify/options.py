@@ -215,8 +215,9 @@ class Args:
     def _choose_scoring(self, n_labels, spread):
         """Turn ``-scoring auto`` into ``tree`` or ``mean`` (the mean for a
         learned tree of arity above 2 and more than one node on even,
-        many-lined labels, up to :data:`SCORING_MEAN_MAX_LABELS`); returns the line saying the mean
-        was chosen (or, given past that limit, what it costs), or None.
+        many-lined labels, up to :data:`SCORING_MEAN_MAX_LABELS`); returns
+        the line saying the mean was chosen (or, given past that limit, what
+        it costs), or None.
         ``mean`` needs a tree softmax: validate refused the other losses
         given, this refuses -loss auto's choice of one."""
         if self.scoring == SCORING_MEAN and not tree_softmax(self.loss):
