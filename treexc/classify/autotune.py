@@ -31,7 +31,7 @@ from ..io.textio import display_name, read_text
 from ..options import flag_names
 from ..runtime import SilentReporter
 from ..text.dictionary import build_dictionary
-from .default_rate import DEFAULT_LR
+from .default_rate import default_rate
 from .meter import Meter
 from .options import (
     AUTO_PLT_MIN_LABELS_PER_LINE,
@@ -105,6 +105,7 @@ class Search:
         corpus = dictionary.encode(data)
         corpus.drop_bare_lines(dictionary.eos_id(), last_piece=True)
         self.labels_per_line = corpus.labels_per_line
+        self.default_lr, _ = default_rate(dictionary.label_counts)  # what -lr 0 trains at
         del data, corpus
         labels = dictionary.labels()
         self.n_labels = len(labels)
@@ -187,7 +188,7 @@ class Search:
             if name in self.manual or name not in point:
                 point[name] = getattr(self.base, name)
         if not point["lr"]:  # -lr 0 stands for the default rate: a rate to perturb
-            point["lr"] = DEFAULT_LR
+            point["lr"] = self.default_lr
         if "bucket" not in self.manual and point["bucket"] == 0:
             point["bucket"] = 2000000  # make_args zeroed it: unused without n-grams
         if "bucket" not in self.manual:
