@@ -96,8 +96,8 @@ def test_zipf_distributed_labels_train_at_the_lower_rate(tmp_path):
 @pytest.mark.parametrize("counts,rate", [
     ([100] * 50, DEFAULT_LR),                       # even: evenness 1
     ([1000] + [1] * 199, ZIPF_LR),                  # 0.019
-    ([10 ** 7 // r for r in range(1, 30001)], ZIPF_LR),  # 1/rank over 30,000 labels: 0.048
-    ([10 ** 7 // r for r in range(1, 3001)], DEFAULT_LR),  # over 3,000: 0.12
+    ([10 ** 7 // r for r in range(1, 10001)], ZIPF_LR),  # 1/rank over 10,000 labels: 0.074
+    ([10 ** 7 // r for r in range(1, 1001)], DEFAULT_LR),  # over 1,000: 0.18
 ])
 def test_the_rate_follows_the_evenness_of_the_label_counts(counts, rate):
     assert default_rate(counts)[0] == rate
