@@ -25,11 +25,11 @@ DEFAULT_LR_HALVINGS = 5
 # words 30% of the next word's), P@1 rests on them, and their rows move
 # fastest: every output layer trains best at 0.1.  Test P@1, 0.1 against
 # 0.5: the next word (evenness 0.03) 0.1067 / 0.1018 at the default flags,
-# 0.167 / 0.145 with -wordNgrams 2 (every output layer alike); and not used
+# 0.167 / 0.145 with -wordNgrams 2 (every output layer alike), its 3,000
+# commonest words (0.096; the flat softmax) 0.1187 / 0.1161; and not used
 # to choose: its inputs 64 words long instead of 8 (0.03) 0.0883 / 0.0869,
 # five next words a line (multi-label, 0.015) 0.319 / diverged (0.315 at
-# 0.25), the 3,000 commonest next words (0.096; the flat softmax) 0.1187 /
-# 0.1161.  Every other set's evenness is 0.146 (debian_tags) or more; the
+# 0.25).  Every other set's evenness is 0.146 (debian_tags) or more; the
 # threshold is about the geometric middle of 0.146 and the next word's
 # highest, 0.096 (0.118; counts falling as 1/rank cross it at about 3,000
 # labels).
