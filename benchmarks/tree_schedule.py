@@ -12,7 +12,9 @@ one schedule (docs/benchmarks-trees.md, "The next word with a
 learning-rate axis").  ``--save PREFIX`` keeps the models (e.g. for
 ``answer_bands.py``).  Flags after ``--`` are `treexc supervised`'s
 (``-thread`` defaults to 1 here: each run reproducible).  Prints the test
-P@1 of each seed (through the Python API's ``test``) and their median.
+P@k of each seed (``--k 1,3,5``; P@1 by default) and their medians.
+``--hits FILE.npz`` also keeps every test line's correct predictions
+among the top k, one row per seed, for ``paired_lines.py`` (session 30).
 """
 
 import argparse
@@ -20,9 +22,12 @@ import statistics
 import sys
 import time
 
+import numpy as np
+
 import treexc.classify.session as session
 from treexc.classify.options import make_args
 from treexc.classify.training import train_supervised
+from treexc.io.textio import read_text
 from treexc.loss.registry import learns_tree
 
 
@@ -34,6 +39,20 @@ def held_sessions(hold):
         original(self, *args, **kwargs)
         self.lr_hold = hold
     session.Session.__init__ = init
+
+
+def line_hits(model, path, k):
+    """``(correct, predicted)`` per example line of ``path`` (a label and a
+    word): how many of the top ``k`` predictions are labels of the line,
+    and how many were made.  Their sums over lines give fastText's P@k."""
+    corpus = model.encode_text(read_text(path))
+    labels, _, counts = model.predict_corpus(corpus, k)
+    example = (np.diff(corpus.label_off) > 0) & (np.diff(corpus.feat_off) > 0)
+    correct = np.zeros(corpus.n_lines)
+    for i in np.flatnonzero(example):
+        gold = corpus.labels[corpus.label_off[i]:corpus.label_off[i + 1]]
+        correct[i] = np.isin(labels[i, :counts[i]], gold).sum()
+    return correct[example], counts[example].astype(np.float64)
 
 
 def flag_dict(tokens):
@@ -59,28 +78,41 @@ def main():
     parser.add_argument("--seeds", default="0,1,2")
     parser.add_argument("--save", metavar="PREFIX",
                         help="save each seed's model as PREFIX-sSEED.bin")
+    parser.add_argument("--k", default="1", help="P@k for these k (comma-separated)")
+    parser.add_argument("--hits", metavar="FILE.npz",
+                        help="save each line's correct and made predictions per seed and k")
     argv = sys.argv[1:]
     cut = argv.index("--") if "--" in argv else len(argv)
     a = parser.parse_args(argv[:cut])
     if a.hold is not None:
         held_sessions(a.hold)
+    ks = [int(k) for k in a.k.split(",")]
     # flags after -- win over --loss and the one-thread default
     flags = {"thread": 1, "loss": a.loss, **flag_dict(argv[cut + 1:])}
-    results = []
+    results = {k: [] for k in ks}
+    hits = {}
     for seed in (int(s) for s in a.seeds.split(",")):
         t0 = time.perf_counter()
         model = train_supervised(make_args(**{"input": a.train, "output": "/dev/null",
                                               "verbose": 0, **flags, "seed": seed}))
+        train_s = time.perf_counter() - t0
         if a.save:
             model.save_model(f"{a.save}-s{seed}.bin")
-        p1 = model.test(a.test, 1)[1]
-        results.append(p1)
+        for k in ks:
+            correct, made = line_hits(model, a.test, k)
+            results[k].append(correct.sum() / made.sum())
+            hits.setdefault(f"correct{k}", []).append(correct)
+            hits.setdefault(f"made{k}", []).append(made)
         learned = learns_tree(model.args.loss, model.args.tree)
         rebuilds = f", {model.args.treeUpdates} rebuilds" if learned else ""
-        print(f"seed {seed}: test P@1 {p1:.4f}, arity {model.args.arity}{rebuilds}, "
-              f"train {time.perf_counter() - t0:.1f} s", flush=True)
-    print(f"median P@1 {statistics.median(results):.4f} over {len(results)} seeds "
+        shown = ", ".join(f"P@{k} {results[k][-1]:.4f}" for k in ks)
+        print(f"seed {seed}: test {shown}, arity {model.args.arity}{rebuilds}, "
+              f"train {train_s:.1f} s", flush=True)
+    medians = ", ".join(f"P@{k} {statistics.median(results[k]):.4f}" for k in ks)
+    print(f"median {medians} over {len(results[ks[0]])} seeds "
           f"(-loss {flags['loss']}, hold {'the loss default' if a.hold is None else a.hold})")
+    if a.hits:
+        np.savez(a.hits, **{name: np.array(rows) for name, rows in hits.items()})
 
 
 if __name__ == "__main__":
