@@ -26,6 +26,7 @@ import numpy as np
 
 import treexc.classify.session as session
 from treexc.classify.options import make_args
+from treexc.classify.meter import Meter
 from treexc.classify.training import train_supervised
 from treexc.io.textio import read_text
 from treexc.loss.registry import learns_tree
@@ -41,18 +42,18 @@ def held_sessions(hold):
     session.Session.__init__ = init
 
 
-def line_hits(model, path, k):
-    """``(correct, predicted)`` per example line of ``path`` (a label and a
-    word): how many of the top ``k`` predictions are labels of the line,
-    and how many were made.  Their sums over lines give fastText's P@k."""
-    corpus = model.encode_text(read_text(path))
+def line_hits(model, corpus, k):
+    """``(correct, made)`` per example line of ``corpus`` (a label and a
+    word): how many of the top ``k`` predictions are labels of the line, as
+    the meter of ``Model.test`` matches them, and how many were made.  Their
+    sums over lines give fastText's P@k."""
     labels, _, counts = model.predict_corpus(corpus, k)
-    example = (np.diff(corpus.label_off) > 0) & (np.diff(corpus.feat_off) > 0)
-    correct = np.zeros(corpus.n_lines)
-    for i in np.flatnonzero(example):
-        gold = corpus.labels[corpus.label_off[i]:corpus.label_off[i + 1]]
-        correct[i] = np.isin(labels[i, :counts[i]], gold).sum()
-    return correct[example], counts[example].astype(np.float64)
+    meter = Meter.from_predictions(corpus, labels, counts, model.nlabels)
+    made = counts[(np.diff(corpus.label_off) > 0) & (np.diff(corpus.feat_off) > 0)]
+    # the meter's predictions, flattened line by line: made[i] of them for line i
+    line = np.repeat(np.arange(len(made)), made)
+    correct = np.bincount(line, weights=meter.pred_correct, minlength=len(made))
+    return correct, made.astype(np.float64)
 
 
 def flag_dict(tokens):
@@ -98,8 +99,9 @@ def main():
         train_s = time.perf_counter() - t0
         if a.save:
             model.save_model(f"{a.save}-s{seed}.bin")
+        corpus = model.encode_text(read_text(a.test))
         for k in ks:
-            correct, made = line_hits(model, a.test, k)
+            correct, made = line_hits(model, corpus, k)
             results[k].append(correct.sum() / made.sum())
             hits.setdefault(f"correct{k}", []).append(correct)
             hits.setdefault(f"made{k}", []).append(made)
