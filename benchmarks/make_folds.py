@@ -4,13 +4,12 @@
 
 Joins the files' lines, shuffles them once (``--seed``, 0 by default) and
 writes ``OUT/NAME.foldF.train.txt`` and ``OUT/NAME.foldF.test.txt`` for
-each fold F: the test file is every ``folds``-th line (or group of
-lines) of the shuffled set, the training file the rest.  Every line is
-held out exactly once, so
-``tree_schedule.py --hits`` over the folds, joined by ``paired_lines.py``
-(comma-separated files), compares two configurations on all the set's
-lines instead of one test split's few thousand: a difference of a tenth
-of a point of P@1 that one split cannot resolve.
+each fold F: the test file is every ``folds``-th line (or group of lines)
+of the shuffled set, the training file the rest.  Every line is held out
+exactly once, so ``tree_schedule.py --hits`` over the folds, joined by
+``paired_lines.py`` (comma-separated files), compares two configurations
+on all the set's lines instead of one test split's few thousand: a
+difference of a tenth of a point of P@1 that one split cannot resolve.
 
 ``--group J`` keeps near-duplicate lines in one fold: two lines whose
 word sets (labels left out) have a Jaccard similarity of at least J are
