@@ -5,15 +5,16 @@
 
 A and B are ``tree_schedule.py --hits`` files of the same test file and
 seeds; comma-separated files are one test set, their lines joined (e.g.
-the validation and test splits, both held out).  The median of each
+the validation and test splits, both held out). The median of each
 configuration's per-seed P@k says how it does over training's randomness,
-but not how much of a difference between the two the test file itself
-can resolve: both are measured on the same few thousand lines.  Here each line's precision at k is averaged over the seeds
-(``correct / made``, the line's share of P@k), the two configurations'
-averages are subtracted line by line, and the mean difference is printed
-with its standard error over lines (the paired test of the difference
-between two classifiers on one test set).  Also: how many seeds each
-configuration wins when paired by seed.
+but not how much of a difference between the two the test file itself can
+resolve: both are measured on the same few thousand lines. Here each
+line's precision at k is averaged over the seeds (``correct / made``, the
+line's share of P@k), the two configurations' averages are subtracted line
+by line, and the mean difference is printed with its standard error over
+lines (the paired test of the difference between two classifiers on one
+test set). Also: how many seeds each configuration wins when paired by
+seed.
 """
 
 import sys
