@@ -35,7 +35,7 @@ def train_supervised(input, **flags):
     model of the flags that scored best on it within the duration."""
     # imported here, not above: `import treexc` loads neither numpy nor Numba
     from . import jitstart
-    from .classify.autotune import autotune, manual_fields
+    from .classify.autotune.search import autotune, manual_fields
     from .classify.options import AUTOTUNE_FLAGS, make_args, make_autotune_args
     from .classify.training import train_supervised as train
     from .runtime import reporter_factory

@@ -1,4 +1,4 @@
-"""Autotune (classify/autotune.py): it finds better flags than a poor start,
+"""Autotune (classify/autotune/search.py): it finds better flags than a poor start,
 keeps to its budget, saves the best model, is reproducible given the trial
 count, keeps the best on Ctrl-C, and refuses bad flags in one line."""
 
@@ -15,7 +15,7 @@ import pytest
 from cli_util import ok, user_error
 
 import treexc
-from treexc.classify.autotune import RUNGS, Search
+from treexc.classify.autotune.search import RUNGS, Search
 from treexc.classify.meter import Meter
 from treexc.classify.options import make_args, make_autotune_args
 

@@ -9,10 +9,10 @@ from cli_util import ok, user_error
 
 from treexc import TreexcError
 from treexc.classify import firstlines
-from treexc.classify import quantize as quantize_module
+from treexc.classify.quantize import quantize as quantize_module
 from treexc.classify.model import load_model
 from treexc.classify.predict import stream_predictions
-from treexc.classify.quantized import product_quantize, select_rows
+from treexc.classify.quantize.matrix import product_quantize, select_rows
 from treexc.io import modelfile
 from treexc.io.textio import read_text
 from treexc.text.pruned import PrunedDictionary, prune

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from lm_util import small_model
 
-from treexc import memory
+from treexc.lm.memory import lm_parts
 from treexc.errors import TreexcError
 from treexc.io import modelfile
 from treexc.lm import kernels as kern
@@ -230,7 +230,7 @@ def test_the_batch_root_step_with_empty_slots_and_a_vanishing_target(tmp_path, s
 def test_the_memory_estimate_counts_the_root_rows_it_will_use():
     def parts(rows):
         args = make_lm_args(input="x", loss="tree", dim=10, thread=2, batch=8, rootRows=rows)
-        return {name: size for name, size, _ in memory.lm_parts(args, 10_000, 200)}
+        return {name: size for name, size, _ in lm_parts(args, 10_000, 200)}
     one, four = parts(1), parts(4)
     assert four["root scores"] == 4 * one["root scores"]
     # three more rows a slot: weights, Adagrad accumulator and one gradient a thread
@@ -240,7 +240,7 @@ def test_the_memory_estimate_counts_the_root_rows_it_will_use():
 
 def test_the_memory_estimate_counts_the_statistics_the_learner_allocates():
     args = make_lm_args(input="x", loss="tree", dim=10, thread=2, batch=8, depth=2)
-    estimate = {name: size for name, size, _ in memory.lm_parts(args, 2_000, 50)}
+    estimate = {name: size for name, size, _ in lm_parts(args, 2_000, 50)}
     tree = build_tree("random", 2_000, 50, 2, np.random.default_rng(0))
     learner = TreeLearner(tree, 2, max_depth=2, exact_depth=True)
     per_thread = (learner.stats_p.nbytes + learner.stats_n.nbytes) // 2

@@ -20,7 +20,8 @@ import numpy as np
 from numba import njit
 
 from .. import jitstart  # noqa: F401  (keys the kernel caches on every kernel's source)
-from ..loss.kernels import axpy, dot, safe_log, searchsorted, sigmoid
+from ..array_kernels import axpy, dot, searchsorted
+from ..loss.kernels import safe_log, sigmoid
 from ..loss.plt import plt_gradient
 from ..loss.registry import KERNEL_NS, KERNEL_OVA, KERNEL_PLT
 from ..loss.tree_softmax import path_gradient

@@ -18,15 +18,15 @@ from ..text.dictionary import Dictionary, check_duplicates
 from ..text.pruned import PrunedDictionary
 from ..text.subwords import word_vectors as subword_vectors
 from ..trees.tree import Tree
-from .fasttext_convert import SCORING_FASTTEXT
-from .fasttext_kernels import predict_lines_fasttext
+from .fasttext.convert import SCORING_FASTTEXT
+from .fasttext.kernels import predict_lines_fasttext
 from .members import FastTextMembers
 from .meter import Meter
 from .options import check_k_threshold, default_threads
 from .predict_kernels import collect_statistics, predict_lines
-from .quantize import quantize_model
-from .quantize_options import QuantizeArgs
-from .quantized import QuantizedMatrix
+from .quantize.quantize import quantize_model
+from .quantize.options import QuantizeArgs
+from .quantize.matrix import QuantizedMatrix
 from .stored import MODEL_KIND, PQ_CODES, QUANTIZED_VERSION, read_classifier
 from .tree_shape import SCORING_MEAN
 
@@ -76,7 +76,7 @@ class Model(FastTextMembers):
 
     def quantize(self, input=None, qout=False, cutoff=0, retrain=False, epoch=None,
                  lr=None, thread=None, verbose=None, dsub=2, qnorm=False, reporter=None):
-        """fastText's ``quantize``, in place (``classify/quantize.py``):
+        """fastText's ``quantize``, in place (``classify/quantize/quantize.py``):
         prune to the ``cutoff`` input rows of largest norm (``retrain``:
         then train them again on ``input``), product-quantise the input
         matrix (``dsub`` columns per code byte, ``qnorm``: norms apart) and

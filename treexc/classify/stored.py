@@ -18,13 +18,13 @@ from ..io import contents, modelfile
 from ..io.fasttext_model import starts_like_fasttext
 from ..loss.registry import LOSSES, loss
 from ..options import shape_names
-from .fasttext_convert import SCORING_FASTTEXT, loaded_from_fasttext
+from .fasttext.convert import SCORING_FASTTEXT, loaded_from_fasttext
 from .options import Args, tree_softmax, validate
 from .tree_shape import SCORING_MEAN
 
 MODEL_KIND = "supervised"
 QUANTIZED_VERSION = modelfile.QUANTIZED_VERSION
-KSUB = 256  # centroids per sub-quantiser (classify.quantize_kernels.KSUB)
+KSUB = 256  # centroids per sub-quantiser (classify.quantize.kernels.KSUB)
 PQ_CODES = ("in_codes", "out_codes")  # a quantised file's large arrays, mapped
 MAPPED = ("w_in", "w_out") + PQ_CODES  # weights: views of a large file, not copies
 

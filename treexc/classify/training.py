@@ -19,6 +19,7 @@ from ..text.token_cache import training_corpus
 from ..trees.builders import build_tree, fit_depth
 from ..trees.capacity import CLASSIFIER_FLAGS
 from .default_rate import DEFAULT_LR_HALVINGS, default_rate
+from .memory import supervised_parts
 from .model import Model
 from .predict_kernels import label_centroids
 from .session import Session
@@ -31,7 +32,7 @@ def train_supervised(args, reporter=None, initial_tree=None):
     reporter = reporter or SilentReporter()
     name = display_name(args.input)
     # what the options alone ask for (bucket x dim, arity), before reading
-    memory.refuse_oversized(memory.supervised_parts(args))
+    memory.refuse_oversized(supervised_parts(args))
 
     def verbose_info(message):
         if args.verbose >= 2:
@@ -58,7 +59,7 @@ def train_on_corpus(args, reporter, initial_tree, dictionary, corpus, pretrained
     for chosen in args.resolve_auto_loss(dictionary.nlabels, corpus.labels_per_line,
                                          dictionary.label_counts):
         reporter.info(chosen)
-    memory.refuse_oversized(memory.supervised_parts(args, dictionary.nwords,
+    memory.refuse_oversized(supervised_parts(args, dictionary.nwords,
                                                     dictionary.nlabels))
     # -lr 0: the default rate, halved while training diverges; a given rate is kept
     halvings = 0 if args.lr else DEFAULT_LR_HALVINGS

@@ -15,7 +15,7 @@ from ..classify.options import (
     make_args,
     make_autotune_args,
 )
-from ..classify.quantize_options import QuantizeArgs
+from ..classify.quantize.options import QuantizeArgs
 from ..options import option_values
 from .common import (
     FastTextCommand,
@@ -42,7 +42,7 @@ def supervised(**flags):
     treexc supervised -input train.txt -output model -autotune-validation valid.txt
     """
     # imported here, not above: only a running command loads numpy and Numba
-    from ..classify.autotune import autotune, manual_fields
+    from ..classify.autotune.search import autotune, manual_fields
     from ..classify.training import train_supervised
     from ..io.publish import OutputSet, interrupt_on_signals
     from ..io.vectors import write_vec, write_vec_arrays
@@ -90,7 +90,7 @@ def output_row_names(model):
 
 def dask_options(f):
     """``-dask SCHEDULER`` and ``-daskOutput DIR``: the route of predict and
-    predict-prob over a set of files on a Dask cluster (treexc/dask.py)."""
+    predict-prob over a set of files on a Dask cluster (treexc/classify/dask.py)."""
     f = click.option("-daskOutput", "dask_output", metavar="DIR", default=None,
                      help="with -dask: each worker writes DIR/NAME.pred for input file "
                      "NAME instead of sending the answers to standard output")(f)
@@ -172,7 +172,7 @@ def _predict_on_dask(model_path, input_path, k, threshold, with_prob, scheduler,
     check_k_threshold(k, threshold)
     try:
         # imported here: dask is an optional extra, and heavy
-        from .. import dask as treexc_dask
+        from ..classify import dask as treexc_dask
     except ImportError as e:
         raise TreexcError(f"-dask needs dask.distributed ({e}): "
                           "pip install 'treexc[dask]'") from None

@@ -39,6 +39,7 @@ from ..text.vocab import Stream, build_vocab, read_stream
 from ..trees.builders import build_tree
 from ..trees.capacity import check_capacity
 from ..trees.learner import TreeLearner
+from .memory import lm_parts
 from .model import LanguageModel, init_weights, stream_nll
 from .options import root_rows, tree_shape
 
@@ -384,13 +385,13 @@ def train_lm(args, reporter_factory=None, echo=None, on_eval=None):
     if args.loss == "tree":  # -arity and -depth alone (0 words: no count yet)
         check_capacity(0, args.arity, args.depth)
     # what the options alone ask for (-arity, -dim, -context), before reading
-    memory.refuse_oversized(memory.lm_parts(args, 1, args.arity or 2))
+    memory.refuse_oversized(lm_parts(args, 1, args.arity or 2))
     data = read_text(args.input)
     vocab = build_vocab(data, args.minCount, name)
     if args.loss == "tree":  # the shape the tree will have, saved with the model
         args.depth, args.arity, args.massSlack = tree_shape(args, vocab.size)
         args.rootRows = root_rows(args, args.arity)
-    memory.refuse_oversized(memory.lm_parts(args, vocab.size, args.arity or 2))
+    memory.refuse_oversized(lm_parts(args, vocab.size, args.arity or 2))
     train = Stream(name, vocab.encode(data))
     del data
     valid = read_stream(args.valid, vocab) if args.valid else None

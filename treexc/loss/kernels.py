@@ -1,5 +1,6 @@
 """Small numba building blocks shared by the training and prediction kernels:
-float32 vector arithmetic and the child distribution of a tree node.
+the child distribution of a tree node (vector arithmetic is
+``treexc/array_kernels.py``'s).
 
 Node rows: internal node ``n`` owns rows ``n*arity .. n*arity + arity - 1``
 of ``w_out`` (one per slot).  The root may own ``K > 1`` rows per slot (the
@@ -15,38 +16,7 @@ import numpy as np
 from numba import njit
 
 from .. import jitstart  # noqa: F401  (keys the kernel caches on every kernel's source)
-
-
-@njit(cache=True, nogil=True, fastmath=True, inline="always")
-def dot(a, b):
-    s = np.float32(0.0)
-    for i in range(len(a)):
-        s += a[i] * b[i]
-    return s
-
-
-@njit(cache=True, nogil=True, fastmath=True, inline="always")
-def axpy(alpha, x, y):
-    """y += alpha * x"""
-    for i in range(len(x)):
-        y[i] += alpha * x[i]
-
-
-@njit(cache=True, nogil=True, inline="always")
-def searchsorted(values, x, right):
-    """``np.searchsorted(values, x, side="right" if right else "left")``,
-    written out: Numba's own puts numba.np.arraymath in the cached kernel's
-    environment, and loading the kernel then imports it, numba.np.linalg
-    and scipy.linalg (137 modules, 0.2 s; 16 MiB of a gutenberg_books
-    training run's peak: docs/benchmarks.md, "Out of core")."""
-    lo, hi = 0, len(values)
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        if values[mid] < x or (right and values[mid] == x):
-            lo = mid + 1
-        else:
-            hi = mid
-    return lo
+from ..array_kernels import dot
 
 
 @njit(cache=True, nogil=True, inline="always")

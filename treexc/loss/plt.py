@@ -33,7 +33,8 @@ import numpy as np
 from numba import njit
 
 from .. import jitstart  # noqa: F401  (keys the kernel caches on every kernel's source)
-from .kernels import axpy, node_sigmoids, safe_log
+from ..array_kernels import axpy
+from .kernels import node_sigmoids, safe_log
 
 
 @njit(cache=True, nogil=True, fastmath=True)

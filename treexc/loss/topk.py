@@ -26,7 +26,8 @@ import numpy as np
 from numba import njit
 
 from .. import jitstart  # noqa: F401  (keys the kernel caches on every kernel's source)
-from .kernels import dot, node_probabilities, node_sigmoids, sigmoid
+from ..array_kernels import dot
+from .kernels import node_probabilities, node_sigmoids, sigmoid
 
 
 @njit(cache=True, nogil=True, inline="always")

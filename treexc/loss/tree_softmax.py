@@ -35,8 +35,8 @@ import numpy as np
 from numba import njit
 
 from .. import jitstart  # noqa: F401  (keys the kernel caches on every kernel's source)
+from ..array_kernels import axpy
 from .kernels import (
-    axpy,
     node_probabilities,
     node_sigmoids,
     root_row,

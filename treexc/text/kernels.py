@@ -22,6 +22,7 @@ import numpy as np
 from numba import njit
 
 from .. import jitstart  # noqa: F401  (keys the kernel caches on every kernel's source)
+from ..array_kernels import grown
 from .table import bytes_equal, fnv_hash, signed_widen, table_find, table_insert_slot
 
 
@@ -135,10 +136,10 @@ def count_more(buf, slots, entry_off, entry_len, entry_hash, entry_count, pool, 
         n_entries = state[0]
         if n_entries == len(entry_off):
             cap = 2 * len(entry_off)
-            entry_off = _grow(entry_off, cap)
-            entry_len = _grow(entry_len, cap)
-            entry_hash = _grow(entry_hash, cap)
-            entry_count = _grow(entry_count, cap)
+            entry_off = grown(entry_off, cap)
+            entry_len = grown(entry_len, cap)
+            entry_hash = grown(entry_hash, cap)
+            entry_count = grown(entry_count, cap)
         if 2 * (n_entries + 1) > len(slots):  # keep the load factor under 1/2
             slots = np.full(2 * len(slots), -1, dtype=np.int32)
             for k in range(n_entries):
@@ -147,7 +148,7 @@ def count_more(buf, slots, entry_off, entry_len, entry_hash, entry_count, pool, 
         while token_end < len(buf) and not is_separator(buf[token_end]):
             token_end += 1
         while state[1] + token_end - i > len(pool):
-            pool = _grow(pool, 2 * len(pool))
+            pool = grown(pool, 2 * len(pool))
     # bytes after the last newline form a line of their own
     if len(buf) > 0 and buf[len(buf) - 1] != 10:
         state[2] += 1
@@ -168,13 +169,6 @@ def count_tokens(buf):
     n_entries, pool_used, n_lines, max_len = state[0], state[1], state[2], state[3]
     return (entry_off[:n_entries].copy(), entry_len[:n_entries].copy(),
             entry_count[:n_entries].copy(), pool[:pool_used].copy(), n_lines, max_len)
-
-
-@njit(cache=True, nogil=True)
-def _grow(arr, new_size):
-    out = np.empty(new_size, dtype=arr.dtype)
-    out[:len(arr)] = arr
-    return out
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -361,17 +355,17 @@ def encode_lines(buf, slots, entry_hash, entry_off, entry_len, pool, nwords,
         if need == DONE:
             break
         if need == NEED_FEATS:
-            feats = _grow(feats, 2 * len(feats))
+            feats = grown(feats, 2 * len(feats))
         elif need == NEED_LABELS:
-            labels = _grow(labels, 2 * len(labels))
+            labels = grown(labels, 2 * len(labels))
         elif need == NEED_HASHES:
-            hashes = _grow(hashes, 2 * len(hashes))
+            hashes = grown(hashes, 2 * len(hashes))
         elif need == NEED_SCRATCH:
             scratch = np.empty(2 * len(scratch), dtype=np.uint8)
         else:
-            feat_off = _grow(feat_off, 2 * len(feat_off))
-            label_off = _grow(label_off, 2 * len(label_off))
-            ntokens = _grow(ntokens, 2 * len(ntokens))
+            feat_off = grown(feat_off, 2 * len(feat_off))
+            label_off = grown(label_off, 2 * len(label_off))
+            ntokens = grown(ntokens, 2 * len(ntokens))
     line, n_feats, n_labels = state[0], state[1], state[2]
     return (feat_off[:line + 1].copy(), feats[:n_feats].copy(),
             label_off[:line + 1].copy(), labels[:n_labels].copy(), ntokens[:line].copy(),

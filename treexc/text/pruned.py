@@ -17,7 +17,7 @@ import numpy as np
 from numba import njit
 
 from .. import jitstart  # noqa: F401  (keys the kernel caches on every kernel's source)
-from ..loss.kernels import searchsorted
+from ..array_kernels import searchsorted
 from .dictionary import Corpus, Dictionary
 
 

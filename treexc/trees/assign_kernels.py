@@ -17,6 +17,7 @@ import numpy as np
 from numba import njit
 
 from .. import jitstart  # noqa: F401  (keys the kernel caches on every kernel's source)
+from ..array_kernels import grown
 from .huffman_kernels import huffman_root_leaves
 
 # the "room by labels alone" pass's mass cap: any finite mass fits, a child
@@ -378,13 +379,13 @@ def rebuild_tree(old_children, n_labels, old_path_off, old_path_node, old_path_s
         # above the labels (100,000 over 1,881 words) that asked for 80 GB
         if n_nodes + n_new > len(q_start):
             size = 2 * (n_nodes + n_new)
-            q_start = _grow1(q_start, size)
-            q_len = _grow1(q_len, size)
-            q_depth = _grow1(q_depth, size)
-            q_old = _grow1(q_old, size)
-            grown = np.full((size, arity), -1, dtype=np.int32)
-            grown[:len(children)] = children
-            children = grown
+            q_start = grown(q_start, size)
+            q_len = grown(q_len, size)
+            q_depth = grown(q_depth, size)
+            q_old = grown(q_old, size)
+            wider = np.full((size, arity), -1, dtype=np.int32)
+            wider[:len(children)] = children
+            children = wider
         for j in range(arity):
             c = counts[j]
             if c == 0:
@@ -411,13 +412,6 @@ def _leaf_child(count, depth, max_depth, exact_depth):
     a leaf: one label, and with ``exact_depth`` only at the last level (a
     chain of one-child nodes above it otherwise)."""
     return count == 1 and (not exact_depth or depth + 1 == max_depth)
-
-
-@njit(cache=True, nogil=True)
-def _grow1(arr, size):
-    out = np.zeros(size, dtype=arr.dtype)
-    out[:len(arr)] = arr
-    return out
 
 
 @njit(cache=True, nogil=True)

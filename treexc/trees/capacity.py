@@ -69,3 +69,12 @@ def balanced_internal_nodes(n_labels, arity, depth):
     (``builders.random_tree``): ``sum over levels of
     ceil(n / M^l)``, at least one per level."""
     return sum(-(-max(n_labels, 1) // arity ** level) for level in range(1, depth + 1))
+
+
+def rebuild_memory_parts(threads, positions, n_labels, arity, flags):
+    """A learned tree's (``trees.learner``, ``trees.assign_kernels``): the
+    statistics, one float32 per child slot and a count per path position,
+    per thread and the rebuild's carried copy; and AssignLabels' scores at
+    a node, a float64 per (label, child slot)."""
+    return [("tree statistics", (threads + 1) * positions * (arity + 1) * 4, flags),
+            ("tree rebuild scores", n_labels * arity * 8, "-arity")]

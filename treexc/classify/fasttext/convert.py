@@ -23,15 +23,15 @@ The mapping:
   moves to treexc's row ``2n``, and its right child is the positive class,
   as in fastText.
 * ``"scoring": "fasttext"`` in the header: predictions follow fastText's
-  arithmetic to the bit (``classify/fasttext_kernels.py``).
+  arithmetic to the bit (``classify/fasttext/kernels.py``).
 """
 
 import numpy as np
 
-from ..errors import TreexcError
-from ..io.fasttext_model import LABEL_PREFIX, read_fasttext
-from ..options import option_values
-from .options import Args, validate
+from ...errors import TreexcError
+from ...io.fasttext_model import LABEL_PREFIX, read_fasttext
+from ...options import option_values
+from ..options import Args, validate
 
 SCORING_FASTTEXT = "fasttext"
 

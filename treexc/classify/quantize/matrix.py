@@ -13,8 +13,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import TreexcError
-from . import quantize_kernels as qk
+from ...errors import TreexcError
+from . import kernels as qk
 
 # fastText quantises the output matrix (-qout) with 2 columns per sub-quantiser
 OUTPUT_DSUB = 2

@@ -26,21 +26,21 @@ import time
 
 import numpy as np
 
-from ..errors import TreexcError
-from ..io.textio import display_name, read_text
-from ..options import flag_names
-from ..runtime import SilentReporter
-from ..text.dictionary import build_dictionary
-from .default_rate import default_rate
-from .meter import Meter
-from .options import (
+from ...errors import TreexcError
+from ...io.textio import display_name, read_text
+from ...options import flag_names
+from ...runtime import SilentReporter
+from ...text.dictionary import build_dictionary
+from ..default_rate import default_rate
+from ..meter import Meter
+from ..options import (
     AUTO_PLT_MIN_LABELS_PER_LINE,
     Args,
     parse_metric,
     validate,
 )
-from .training import train_supervised
-from .tree_shape import AUTO_SOFTMAX_MAX_LABELS, default_tree_arity
+from ..training import train_supervised
+from ..tree_shape import AUTO_SOFTMAX_MAX_LABELS, default_tree_arity
 
 ETA = 3             # each rung keeps the best third, and trains it 3x longer
 RUNGS = 3           # epoch fractions 1/9, 1/3, 1

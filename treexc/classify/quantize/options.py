@@ -1,10 +1,10 @@
 """``treexc quantize``'s options (no numpy: the command line's help reads
-them); what they do is ``classify/quantize.py``'s."""
+them); what they do is ``classify/quantize/quantize.py``'s."""
 
 from dataclasses import dataclass
 
-from ..errors import TreexcError
-from ..options import option
+from ...errors import TreexcError
+from ...options import option
 
 
 @dataclass

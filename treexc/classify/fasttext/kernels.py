@@ -27,9 +27,9 @@ Probabilities are ``expf(score)``, as fastText's ``predictLine``.
 import numpy as np
 from numba import njit
 
-from .. import jitstart  # noqa: F401  (keys the kernel caches on every kernel's source)
-from ..loss.registry import KERNEL_TREE
-from ..loss.stl_heap import offer, sort_heap
+from ... import jitstart  # noqa: F401  (keys the kernel caches on every kernel's source)
+from ...loss.registry import KERNEL_TREE
+from ...loss.stl_heap import offer, sort_heap
 
 SIGMOID_TABLE_SIZE = 512
 MAX_SIGMOID = 8

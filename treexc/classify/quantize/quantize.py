@@ -23,14 +23,14 @@ from dataclasses import replace
 
 import numpy as np
 
-from ..errors import TreexcError
-from ..io.textio import display_name
-from ..runtime import SilentReporter, check_weights_in_range
-from ..text.pruned import prune
-from ..text.token_cache import encoded_with
-from .quantize_kernels import KSUB
-from .quantized import OUTPUT_DSUB, QuantizedMatrix, product_quantize, select_rows
-from .session import Session
+from ...errors import TreexcError
+from ...io.textio import display_name
+from ...runtime import SilentReporter, check_weights_in_range
+from ...text.pruned import prune
+from ...text.token_cache import encoded_with
+from .kernels import KSUB
+from .matrix import OUTPUT_DSUB, QuantizedMatrix, product_quantize, select_rows
+from ..session import Session
 
 
 def quantize_model(model, q, reporter=None):
