@@ -323,7 +323,7 @@ def test_random_bit_flips_in_header(model_bytes, tmp_path):
         assert "\n" not in str(refused.value)
 
 
-# -- crafted files: the cases of issue 8 -------------------------------------------------
+# -- crafted files: the bad-input audit's cases -------------------------------------------
 # Each is written with correct checksums (modelfile.save or reseal), as an
 # attacker would, so only the checks behind the checksums stand in the way.
 

@@ -72,7 +72,7 @@ class Session:
             # -depth -1 (auto): no depth limit, and a child of several labels
             # holds at most 1/M of its parent's label occurrences, so label
             # frequency shapes depth as in a Huffman tree while the statistics
-            # shape the grouping (docs/trees.md, issue 10)
+            # shape the grouping (docs/trees.md)
             auto = args.maxDepth == -1
             self.learner = TreeLearner(model.tree, t, args.treeGradient, max(args.maxDepth, 0),
                                        label_mass=counts, mass_slack=MASS_SLACK if auto else 0.0,
