@@ -1,25 +1,43 @@
 # treexc: two commands from a fresh clone
-#   make demo   create .venv, install treexc, train and test on examples/
-#   make test   run the test suite
+#   make demo        create .venv, install treexc, compile every kernel, train and
+#                    test on examples/
+#   make test        the whole test suite (what CI runs)
+#   make test-quick  the suite without the tests marked slow (a developer's loop)
 PYTHON ?= python3
-VENV   := .venv
-BIN    := $(VENV)/bin
-STAMP  := $(VENV)/.installed
+VENV     := .venv
+BIN      := $(VENV)/bin
+STAMP    := $(VENV)/.installed
+COMPILED := $(VENV)/.compiled
+# the kernels' sources: a change compiles them again (treexc/jitstart.py)
+SOURCES  := $(wildcard treexc/*.py treexc/*/*.py)
 
-.PHONY: install demo test bench bench-trees bench-lm clean
+.PHONY: install compile demo test test-quick bench bench-trees bench-lm clean
 
+# PYTHONWARNINGS: setuptools' banner about editable installs (its advice is
+# what treexc-clone.pth below takes care of).  treexc-clone.pth puts the
+# clone on sys.path, so that Python started in the folder that holds the
+# clone finds the package, not the clone's folder as an empty namespace.
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 10))' || { \
 		echo "treexc needs Python >= 3.10; $(PYTHON) is $$($(PYTHON) -V 2>&1)." \
 		     "Choose another with: make PYTHON=python3.12 ..."; exit 1; }
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q -e '.[test]'
+	PYTHONWARNINGS=ignore $(BIN)/python -m pip install -q -e '.[test]'
+	$(BIN)/python -c 'import sys, sysconfig; open(sysconfig.get_paths()["purelib"] \
+		+ "/treexc-clone.pth", "w").write(sys.argv[1] + "\n")' "$(CURDIR)"
 	touch $(STAMP)
 
 install: $(STAMP)
 
-demo: install
+# every command's kernels, once (treexc/cli/warmup.py); again after a source edit
+$(COMPILED): $(STAMP) $(SOURCES)
+	$(BIN)/treexc compile
+	touch $(COMPILED)
+
+compile: $(COMPILED)
+
+demo: compile
 	@mkdir -p out
 	$(BIN)/treexc supervised -input examples/cooking.train.txt.gz -output out/cooking \
 		-lr 0.5 -epoch 25 -wordNgrams 2 -dim 50 -bucket 200000 -thread 2
@@ -33,7 +51,10 @@ demo: install
 test: install
 	$(BIN)/python -m pytest -q
 
-# benchmarks against fastText 0.9.2 (minutes; see docs/benchmarks*.md)
+test-quick: install
+	$(BIN)/python -m pytest -q -m 'not slow'
+
+# benchmarks against fastText 0.9.2 (minutes; see docs/results/)
 bench: install
 	$(BIN)/python -m pip install -q -e '.[bench]'
 	$(BIN)/python benchmarks/bench_classify.py
@@ -42,7 +63,7 @@ bench-trees: install
 	$(BIN)/python -m pip install -q -e '.[bench]'
 	$(BIN)/python benchmarks/bench_trees.py
 
-# the language model against PyTorch: the main table of docs/benchmarks-lm.md
+# the language model against PyTorch: the main table of docs/results/lm.md
 # (about an hour; rows whose log is already in bench-lm/ are not run again)
 BENCH_LM := $(BIN)/python benchmarks/bench_lm.py --out bench-lm
 bench-lm: install
@@ -54,4 +75,4 @@ bench-lm: install
 	$(BENCH_LM) --timing --timing-batches 200 --depth 2 --arity 256
 
 clean:
-	rm -rf out .pytest_cache
+	rm -rf out .pytest_cache $(COMPILED)

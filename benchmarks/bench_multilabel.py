@@ -1,4 +1,4 @@
-"""Multi-label benchmark (issue 13): treexc's probabilistic label trees against
+"""Multi-label benchmark: treexc's probabilistic label trees against
 fastText 0.9.2 ``ova`` and ``hs``, napkinXC's PLT and extremeText's PLT.
 
     python benchmarks/bench_multilabel.py [--only cooking,debian_tags] [--repeat N]

@@ -1,4 +1,4 @@
-"""Out-of-core training (issue 11, part 1): peak memory and words/sec/thread
+"""Out-of-core training: peak memory and words/sec/thread
 of `treexc supervised` reading its corpus from the token cache, on
 gutenberg_books' training file repeated 1, 4 and 16 times, against fastText
 0.9.2 on the 1x file and, optionally, against main's in-memory code from

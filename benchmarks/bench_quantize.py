@@ -11,7 +11,7 @@ test, then quantize the saved model with `-cutoff 100000 -retrain -qnorm`
 test again.  Reported: model file sizes, P@1 before and after, quantize
 time (treexc: the whole `treexc quantize` command, start-up, reading the
 .bin, retraining, k-means, writing the .ftz; fastText: `model.quantize()`
-on the loaded model, plus `save_model()`).  Targets (issue 14): treexc's
+on the loaded model, plus `save_model()`).  Targets: treexc's
 quantised model at most 1/10 of its unquantised size, its P@1 within 0.01
 of the unquantised one's.  The table goes to stdout and to
 bench-results/quantize.md.
@@ -28,7 +28,7 @@ from harness import (FASTTEXT_RUN, PYTHON, THREADS, TREEXC, Bench, DataSet, Sect
 CASES = ("cooking", "gutenberg")
 # cooking: the flags of docs/benchmarks.md (bench_classify.py); gutenberg with
 # -loss hs for both tools (its softmax over 2,972 labels takes fastText hours
-# here), trained well (issue 10's flags), so that retraining's extra epochs do
+# here), trained well (the tree grid's best flags), so that retraining's extra epochs do
 # not hide what quantisation loses
 COOKING = DataSet(
     "cooking", *split_files("cooking", "valid", "cooking.tutorial"),

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Extreme classification at scale (issue 11): the next-word task with up to
+"""Extreme classification at scale: the next-word task with up to
 a quarter of a million labels, treexc's trees against fastText 0.9.2's hs.
 
     python benchmarks/make_next_word.py --size all --out /tmp/treexc-data/gutenberg_next_all

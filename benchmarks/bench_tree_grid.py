@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Issue 10's comparison: each output layer at its best flags from one grid.
+"""Each output layer at its best flags from one grid.
 
     python benchmarks/bench_tree_grid.py                        # both data sets
     python benchmarks/bench_tree_grid.py --only gutenberg_books
@@ -14,11 +14,11 @@ is well trained) every row trains at each `-dim` of the grid (50 and 100,
 the same points for every row) and is reported at its best test P@1:
 treexc's flat softmax, fastText 0.9.2's softmax, treexc's default learned
 tree (`-loss tree`, its shape by treexc's rule), treexc's M-ary Huffman
-tree of the same arity, fastText's hs.  Targets (issue 10): the learned
+tree of the same arity, fastText's hs.  Targets: the learned
 tree within 0.01 of both flat softmaxes, at most 1/5 of treexc softmax's
 training time, and at least the Huffman tree of its arity.
 
-The `next_word` case (issue 10's next-word task: 2M examples, the 30,000
+The `next_word` case (the next-word task: 2M examples, the 30,000
 commonest words as labels, 28,699 of them in its training split; made by
 `make_next_word.py` as above, `--next`) has no flat softmax rows (one
 epoch over 28,699 labels takes hours: docs/benchmarks-scale.md) and the
@@ -88,7 +88,7 @@ def point_text(point):
 
 class TreeGridBench(Bench):
     tag = "bench-tree-grid"
-    title = "treexc: output layers at their best flags from one grid (issue 10)"
+    title = "treexc: output layers at their best flags from one grid"
 
     def warm_cache(self):
         """Compile (or load) the kernels of every treexc row before timing."""

@@ -13,14 +13,19 @@ stamp costs one read of the kernel sources (about 130 KB) per process.
 
 Then two things, both set up once per process by :func:`prepare`:
 
-* **Say when kernels compile.**  The first run on a machine compiles every
-  kernel it calls (25-45 s) and caches the machine code on disk (next to the
-  sources, or under ``NUMBA_CACHE_DIR`` / ``~/.cache/numba`` when the
-  package is read-only).  Numba announces a real compilation, that is a
-  cache miss, with its ``numba:compile`` event; the first one prints
-  :data:`NOTICE` on stderr.  A warm cache never triggers it, so the check
-  costs nothing.  ``TREEXC_COMPILE_NOTICE=0`` turns it off (the test suite
-  does, as its error tests count stderr lines).
+* **Say when kernels compile, and for how long.**  A command compiles the
+  kernels it calls that are not cached yet (seconds to minutes) and caches
+  the machine code on disk (next to the sources, or under
+  ``NUMBA_CACHE_DIR`` / ``~/.cache/numba`` when the package is read-only);
+  ``treexc compile`` (``cli/warmup.py``) compiles every command's at once.
+  Numba announces a real compilation, that is a cache miss, with its
+  ``numba:compile`` event; the first one prints :data:`NOTICE` on stderr.
+  A warm cache never triggers it, so the check costs nothing.
+  ``TREEXC_COMPILE_NOTICE=0`` turns the notice off (the test suite does, as
+  its error tests count stderr lines).  The same events time the
+  compilations (:func:`compile_seconds`), which training leaves out of its
+  speed and ETA: a first run's first progress lines would otherwise
+  promise hours.
 * **Load cached kernels without initialising the compiler.**  Before it
   loads a cached kernel, Numba refreshes its typing and lowering registries
   (it imports about 80 modules and registers some 2,000 implementations,
@@ -42,6 +47,7 @@ import hashlib
 import os
 import re
 import sys
+import time
 
 from numba.core import caching, event
 from numba.core.runtime import rtsys
@@ -91,8 +97,8 @@ def _source_stamp(self):
 
 caching._SourceFileBackedLocatorMixin.get_source_stamp = _source_stamp
 
-NOTICE = ("treexc: compiling kernels for this machine, once (up to a minute); "
-          "later runs start at once")
+NOTICE = ("treexc: compiling this command's kernels for this machine (a minute or more; "
+          "cached for later runs; `treexc compile` compiles every command's at once)")
 
 # The names Numba's Cache.load_overload uses, where it is the function that
 # `_load_cached` replaces; another Numba keeps its own.
@@ -119,6 +125,40 @@ class _CompileNotice(event.Listener):
         pass
 
 
+class _CompileClock(event.Listener):
+    """Seconds spent in real compilations.  Numba nests the events of a
+    kernel's callees in the kernel's own, and compiles under one global
+    lock: only the outermost event of a nest is timed."""
+
+    def __init__(self):
+        self.depth = 0
+        self.started = 0.0
+        self.seconds = 0.0
+
+    def on_start(self, ev):
+        self.depth += 1
+        if self.depth == 1:
+            self.started = time.perf_counter()
+
+    def on_end(self, ev):
+        self.depth -= 1
+        if self.depth == 0:
+            self.seconds += time.perf_counter() - self.started
+
+    def total(self):
+        running = time.perf_counter() - self.started if self.depth > 0 else 0.0
+        return self.seconds + running
+
+
+_clock = _CompileClock()
+
+
+def compile_seconds():
+    """Seconds this process has spent compiling kernels so far (one that is
+    under way included; 0 before :func:`prepare`)."""
+    return _clock.total()
+
+
 def _load_cached(self, sig, target_context):
     # Numba's version minus `target_context.refresh()`: the runtime is all
     # that cached machine code needs.
@@ -140,6 +180,7 @@ def prepare(stream=None):
     if _prepared:
         return
     _prepared = True
+    event.register("numba:compile", _clock)
     if os.environ.get("TREEXC_COMPILE_NOTICE", "1") != "0":
         event.register("numba:compile", _CompileNotice(stream))
     if os.environ.get("TREEXC_NUMBA_PATCH", "1") != "0" and patchable():

@@ -62,6 +62,7 @@ def search(train, valid, max_trials=None, duration=60, metric="f1", **flags):
 TRIALS = 20  # enough to find a clearly better configuration on this data
 
 
+@pytest.mark.slow
 def test_finds_better_flags_than_the_defaults(data):
     """A trial count, not a duration: what a few seconds hold depends on
     the machine's load (an 8-second search under load once ended below
@@ -139,6 +140,7 @@ def test_metric_for_one_label(data):
     assert s.best[0] == meter.precision_at_recall(0.5, label)
 
 
+@pytest.mark.slow
 def test_cli_saves_the_best_model(data, tmp_path):
     train, valid = data
     out = tmp_path / "model"

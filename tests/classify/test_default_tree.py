@@ -1,4 +1,4 @@
-"""The default learned tree (issue 10): about sqrt(labels)-ary, no depth
+"""The default learned tree: about sqrt(labels)-ary, no depth
 limit, a subtree holding at most about 1/arity of its parent's label
 occurrences, so frequent labels sit near the root as in a Huffman tree."""
 

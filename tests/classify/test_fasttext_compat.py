@@ -53,6 +53,7 @@ def fasttext_predict(ft, line, k, threshold=0.0):
     return [label for _, label in pairs], [prob for prob, _ in pairs]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", [*LOSSES, "plain", "ova-saturated"])
 def test_predictions_are_fasttexts_to_the_bit(models, data, name):
     _, ft, model = models[name]
@@ -76,6 +77,7 @@ def test_test_is_fasttexts(models, data, name):
         assert model.test(data[2], k) == ft.test(data[2], k)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["hs", "ova"])
 def test_converted_file_answers_the_same(models, data, tmp_path, name):
     path, ft, model = models[name]
@@ -97,6 +99,7 @@ def test_converted_file_answers_the_same(models, data, tmp_path, name):
         assert result.stdout.splitlines() == expected
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["softmax", "hs", "plain"])
 def test_neighbours_and_analogies_are_fasttexts(models, name):
     _, ft, model = models[name]

@@ -70,6 +70,7 @@ def kernel_answer(model, piece, k, threshold, with_prob, names):
     return format_predictions(names, *model.predict_corpus(corpus_, k, threshold), with_prob)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", list(LOSSES))
 def test_same_answers_as_the_kernels(models, name):
     model = load_model(models[name])

@@ -233,6 +233,7 @@ def test_plt_save_load_reproducible_and_hogwild(tmp_path):
     assert hog.test(test, 1)[1] > 0.95
 
 
+@pytest.mark.slow
 def test_plt_cli_predict_test_label_dump_tree(tmp_path):
     train = multi_label_file(tmp_path / "train.txt")
     test = multi_label_file(tmp_path / "test.txt", n=50, seed=1)

@@ -58,6 +58,7 @@ def p_at_1(path, data):
     return load_model(path).test(data)[1]
 
 
+@pytest.mark.slow
 def test_smaller_and_close_to_the_original(topics):
     folder, train = topics
     ftz = quantize(folder, "m", "-input", train, "-cutoff", "400", "-retrain", "-qnorm",
@@ -75,6 +76,7 @@ def test_smaller_and_close_to_the_original(topics):
     assert ftz.read_bytes()[8:12] == struct.pack("<I", modelfile.QUANTIZED_VERSION)
 
 
+@pytest.mark.slow
 def test_quantisation_without_cutoff_decodes_close_rows(topics):
     folder, _ = topics
     ftz = quantize(folder, "m", "-dsub", "1")
@@ -87,6 +89,7 @@ def test_quantisation_without_cutoff_decodes_close_rows(topics):
     assert err < 0.05 * np.abs(original.w_in).mean(), err
 
 
+@pytest.mark.slow
 def test_the_tree_survives_exactly(tree, tmp_path):
     folder, train = tree
     ftz = quantize(folder, "t", "-input", train, "-cutoff", "3000", "-retrain", "-qout",

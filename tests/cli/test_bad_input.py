@@ -527,6 +527,7 @@ def feed(path, data):
     return thread
 
 
+@pytest.mark.slow
 def test_language_model_reads_bytes_and_pipes(folder):
     text = "".join(f"the old man {w} sea\n" for w in ["caf\xe9", "fish", "boat"] * 30)
     path = write(folder, "lm.txt", text.encode("latin-1"))  # é as the byte 0xe9
@@ -641,6 +642,7 @@ FULL = "treexc: standard output: cannot write: No space left on device\n"
 needs_dev_full = pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
 
 
+@pytest.mark.slow
 @needs_bash
 @needs_dev_full
 def test_output_that_cannot_be_written(model_path, folder):

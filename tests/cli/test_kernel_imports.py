@@ -46,6 +46,7 @@ def corpus(tmp_path_factory):
     ["supervised", "-loss", "tree", "-arity", "3"],  # AssignLabels at each rebuild
     ["lm", "-minCount", "1", "-dim", "8"],       # the language model's learned tree
 ], ids=["supervised-ns", "supervised-tree", "lm"])
+@pytest.mark.slow
 def test_training_loads_no_array_math(corpus, command):
     folder, path = corpus
     args = [sys.executable, "-c", SCRIPT, *command, "-input", str(path),

@@ -172,6 +172,7 @@ def test_one_reporter_factory_for_both_commands():
     assert type(runtime.reporter_factory(2, tty, live=False)()) is runtime.LineReporter
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("tree", ["huffman", "random", "cluster", "learned"])
 def test_both_commands_take_the_same_tree_names(train_file, tmp_path, tree):
     """-tree huffman|random|cluster|learned, -arity and -depth in both commands."""

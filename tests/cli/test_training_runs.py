@@ -257,6 +257,7 @@ def read_vec(path):
     return dim, rows
 
 
+@pytest.mark.slow
 def test_concurrent_runs_end_with_one_consistent_set(small, tmp_path):
     out = tmp_path / "model"
     for _ in range(2):  # before the folder lock: a mismatched pair in 2 of 6 rounds
@@ -374,6 +375,7 @@ def test_shapes_of_the_data_are_checked_before_allocating(small, tmp_path, monke
     assert not (tmp_path / "m2.bin").exists()
 
 
+@pytest.mark.slow
 def test_address_space_limit_is_respected(small, tmp_path):
     def limit():
         resource.setrlimit(resource.RLIMIT_AS, (3 * 2 ** 30, resource.RLIM_INFINITY))
@@ -398,6 +400,7 @@ def test_memory_check_names_the_largest_parts():
 
 # -- lm progress ------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_lm_progress_in_a_log_is_a_few_lines(lm_text, tmp_path):
     log = tmp_path / "curve.jsonl"
     # 2 epochs x 20 tree rebuilds: 40 training phases (a line each before)

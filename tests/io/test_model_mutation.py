@@ -205,11 +205,13 @@ def use_bytes(data, use, path):
     return use(path)
 
 
+@pytest.mark.slow
 def test_mutated_classifier_files(classifier, tmp_path):
     outcomes = run_mutations(classifier, use_classifier, tmp_path, seed=11)
     assert outcomes["error"] > N_FILES // 2, outcomes
 
 
+@pytest.mark.slow
 def test_mutated_language_model_files(language_model, tmp_path):
     outcomes = run_mutations(language_model, use_language_model, tmp_path, seed=12)
     assert outcomes["error"] > N_FILES // 2, outcomes

@@ -177,6 +177,7 @@ def test_fasttext_header_is_recognised(tmp_path):
     assert "fastText model" in load_error(path)
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(fasttext is None, reason="fasttext (fasttext-wheel) is not installed")
 def test_real_fasttext_model(tmp_path, topic_file):
     # a fastText .bin loads as the treexc model it converts to (more in
@@ -322,7 +323,7 @@ def test_random_bit_flips_in_header(model_bytes, tmp_path):
         assert "\n" not in str(refused.value)
 
 
-# -- crafted files: the cases of issue 8 -------------------------------------------------
+# -- crafted files: the bad-input audit's cases -------------------------------------------
 # Each is written with correct checksums (modelfile.save or reseal), as an
 # attacker would, so only the checks behind the checksums stand in the way.
 
@@ -766,6 +767,7 @@ def test_damaged_compressed_arrays_are_refused(tmp_path):
         modelfile.load(path)
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not hasattr(signal, "setitimer"), reason="needs signal.setitimer")
 def test_ctrl_c_during_an_array_write_stays_a_ctrl_c(tmp_path):
     """numpy's ``tofile`` turned a Ctrl-C landing inside it into "TypeError:

@@ -32,6 +32,7 @@ def test_an_arity_wider_than_the_vocabulary_can_fill_is_refused(tmp_path):
     assert r.exit_code == 0, r.output
 
 
+@pytest.mark.slow
 def test_a_run_stopped_by_patience_ends_with_nothing_left_to_train(tmp_path, sentence_text):
     """The last progress line of a run that -patience stopped showed the
     share trained and an ETA for epochs that would never run."""
@@ -48,6 +49,7 @@ def test_a_run_stopped_by_patience_ends_with_nothing_left_to_train(tmp_path, sen
     assert "100.0%" not in last and last.endswith("ETA: 0h 0m 0s"), last
 
 
+@pytest.mark.slow
 def test_cli_lm_test_predict_and_log(tmp_path, sentence_text):
     (tmp_path / "train.txt").write_text(sentence_text(200))
     (tmp_path / "valid.txt").write_text(sentence_text(30, seed=9))
@@ -145,6 +147,7 @@ def test_plot_without_matplotlib_and_on_a_bad_log(tmp_path, monkeypatch):
     assert r.exit_code == 1 and "bad.jsonl: line 1" in r.output
 
 
+@pytest.mark.slow
 def test_dump_tree_on_language_model(tmp_path, sentence_text):
     (tmp_path / "train.txt").write_text(sentence_text(200))
     model, _ = small_model(tmp_path, sentence_text(200), loss="tree", tree="learned", arity=4,

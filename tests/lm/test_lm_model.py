@@ -125,6 +125,7 @@ def test_python_api_mirrors_the_classifier(tmp_path, sentence_text):
         lm.predict_next(["the"], k=1.5)  # was numpy's TypeError from np.empty
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("loss", ["softmax", "tree"])
 def test_keep_best_saves_the_best_validation_weights(tmp_path, sentence_text, loss):
     """-keepBest 1 (the default): on a corpus that overfits, the weights
@@ -147,6 +148,7 @@ def test_keep_best_saves_the_best_validation_weights(tmp_path, sentence_text, lo
     assert found[1] < found[0]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("loss", ["softmax", "tree"])
 def test_patience_stops_without_changing_the_saved_model(tmp_path, sentence_text, loss):
     """-patience N (default 1) stops N epochs after the best validation

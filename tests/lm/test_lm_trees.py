@@ -15,6 +15,7 @@ from treexc.trees.cluster import cluster_tree, greedy_fill
 from treexc.trees.learner import move_leaf_rows, remap_rows
 
 
+@pytest.mark.slow
 def test_learned_tree_keeps_every_leaf_at_depth(tmp_path, sentence_text):
     text = sentence_text(400)
     model, records = small_model(tmp_path, text, loss="tree", tree="learned", arity=2,

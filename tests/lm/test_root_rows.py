@@ -53,6 +53,7 @@ def test_probabilities_sum_to_one_and_follow_the_rows(rows):
                        lp_one_row - (one - np.logaddexp.reduce(one))[first_slot], atol=1e-9)
 
 
+@pytest.mark.slow
 def test_path_gradient_matches_a_numeric_gradient():
     tree, W, hidden = tree_and_rows(3, seed=1)
     probs = np.zeros(scratch_size(W, tree.children))
@@ -203,6 +204,7 @@ def batch_of(model, sentence_text):
     return ids, np.arange(40, dtype=np.int64)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("rows", [1, 3])
 def test_the_batch_root_step_equals_the_per_position_kernels(tmp_path, sentence_text, rows):
     model, _ = small_model(tmp_path, sentence_text(80), loss="tree", tree="random", arity=5,

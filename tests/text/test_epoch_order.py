@@ -22,6 +22,7 @@ def _order(n, seed, lap):
     return out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("n", [0, 1, 2, 3, 4, 5, 15, 16, 17, 255, 1000, 65537])
 def test_every_epoch_is_a_permutation(n):
     for seed, lap in ((0, 0), (0, 1), (7, 0), (7, 12345)):

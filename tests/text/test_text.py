@@ -270,6 +270,7 @@ def assert_same_vocabulary(ft_words, ft_counts, words, counts):
     {"label": "#"},
     {"wordNgrams": 2, "bucket": 1000, "minn": 2, "maxn": 4},
 ])
+@pytest.mark.slow
 def test_dictionary_matches_fasttext(tmp_path, flags):
     data = TRICKY + b"\n#x #y " + TRICKY.replace(b"__label__", b"#")
     ft = fasttext_model(tmp_path, data, **flags)
@@ -655,6 +656,7 @@ def test_skip_bare_lines_drops_only_their_labels(capsys):
     assert c.labels.tolist() == [0] and capsys.readouterr().err == ""
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("out_size", [1, 7, 1 << 20])
 @pytest.mark.parametrize("in_size", [1, 64, 1 << 20])
 def test_streaming_gunzip_any_piece_sizes(out_size, in_size):

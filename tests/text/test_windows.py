@@ -42,6 +42,7 @@ def _file(path, n_lines=2000, seed=0):
     return str(path)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("block", [1, 7, 64, 5000])
 def test_an_epoch_of_windows_holds_every_line_once(tmp_path, monkeypatch, block):
     path = _file(tmp_path / "train.txt")

@@ -1,8 +1,8 @@
 """Word and sentence vectors against the .vec file and fastText 0.9.2.
 
 A word's vector is the mean of its own input row and its character n-gram
-rows (with -maxn), never word n-grams (issue 8, point 1: with -wordNgrams 2
-the hashed row of the bigram "word </s>" was mixed in).  The oracle is
+rows (with -maxn), never word n-grams (with -wordNgrams 2, the hashed row
+of the bigram "word </s>" must not be mixed in).  The oracle is
 fastText itself: a treexc model built on fastText's own dictionary and input
 matrix must give fastText's get_word_vector and get_sentence_vector.
 """

@@ -14,6 +14,7 @@ import time
 
 import numpy as np
 
+from .. import jitstart
 from ..errors import TreexcError
 from ..io.textio import display_name
 from ..loss.registry import learns_tree
@@ -71,19 +72,21 @@ class Session:
             # -depth -1 (auto): no depth limit, and a child of several labels
             # holds at most 1/M of its parent's label occurrences, so label
             # frequency shapes depth as in a Huffman tree while the statistics
-            # shape the grouping (docs/trees.md, issue 10)
+            # shape the grouping (docs/trees.md)
             auto = args.maxDepth == -1
             self.learner = TreeLearner(model.tree, t, args.treeGradient, max(args.maxDepth, 0),
                                        label_mass=counts, mass_slack=MASS_SLACK if auto else 0.0,
                                        flags=CLASSIFIER_FLAGS)
             self.lr_hold = 0.5
         self.start_time = None
+        self.compile_start = 0.0
         # a worker trains lrUpdateRate tokens between looks at the counters:
         # more than the whole run would never stop (-lrUpdateRate 2^63 hung)
         self.lr_update_rate = min(args.lrUpdateRate, self.total_tokens)
 
     def run(self):
         self.start_time = time.monotonic()
+        self.compile_start = jitstart.compile_seconds()
         try:
             if self.learner is not None:
                 updates = self.args.treeUpdates
@@ -152,7 +155,10 @@ class Session:
 
     def snapshot(self):
         done = int(self.progress.sum())
-        elapsed = max(time.monotonic() - self.start_time, 1e-9)
+        # compiling is not training: a cold cache's minutes would make the
+        # first ETAs hours and the speed a crawl
+        compiling = jitstart.compile_seconds() - self.compile_start
+        elapsed = max(time.monotonic() - self.start_time - compiling, 1e-9)
         fraction = min(1.0, done / self.total_tokens)
         n = int(self.loss_n.sum())
         lr = kern.learning_rate(self.args.lr, self.lr_hold, fraction)

@@ -89,7 +89,7 @@ def default_tree_arity(n_labels, depth=2):
     hidden vector: at well-trained flags two wide levels beat a deep 20-ary
     tree (gutenberg_books +0.02 P@1 on valid) and tied on wn_hypernym;
     wider than sqrt(labels) gained nothing but on even, many-lined labels
-    (:func:`wide_root_arity`; docs/trees.md, issue 10)."""
+    (:func:`wide_root_arity`; docs/trees.md)."""
     depth = min(depth, 62)  # 2^62 leaves hold any label count (and -depth 2^31 stays cheap)
     arity = max(2, int(max(n_labels, 1) ** (1.0 / depth)) - 1)
     while arity ** depth < n_labels:

@@ -25,6 +25,7 @@ from .common import (
     model_input_k_threshold,
     option_flags,
     stdin_lines,
+    usage_if_typing,
     write_stdout,
 )
 
@@ -143,6 +144,7 @@ def predict_prob(model_path, input_path, k, threshold, dask_scheduler, dask_outp
 
 def _predict(model_path, input_path, k, threshold, with_prob, dask_scheduler=None,
              dask_output=None):
+    usage_if_typing(input_path)
     if dask_scheduler is not None or dask_output is not None:
         return _predict_on_dask(model_path, input_path, k, threshold, with_prob,
                                 dask_scheduler, dask_output)

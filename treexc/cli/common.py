@@ -270,3 +270,14 @@ def stdin_lines():
     for _, piece in read_line_chunks("-"):
         yield piece
 
+
+def usage_if_typing(input_path):
+    """No INPUT given, and standard input a terminal: the user did not mean
+    to type lines (fastText prints its usage there too), so print the
+    command's help and exit with status 2 instead of waiting in silence.
+    An explicit ``-`` still reads the terminal."""
+    ctx = click.get_current_context()
+    given = ctx.get_parameter_source("input_path") != click.core.ParameterSource.DEFAULT
+    if input_path == "-" and not given and sys.stdin is not None and sys.stdin.isatty():
+        click.echo(ctx.get_help(), err=True)
+        sys.exit(2)

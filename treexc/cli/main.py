@@ -12,7 +12,7 @@ import click
 
 from .. import __version__
 from ..errors import TreexcError
-from . import classify, trees, vectors
+from . import classify, trees, vectors, warmup
 from .common import (
     NumberArgsCommand,
     fail,
@@ -143,7 +143,7 @@ def main():
     """
 
 
-for command in (*classify.COMMANDS, *trees.COMMANDS, *vectors.COMMANDS):
+for command in (*classify.COMMANDS, *trees.COMMANDS, *vectors.COMMANDS, *warmup.COMMANDS):
     main.add_command(command)
 
 

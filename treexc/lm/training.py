@@ -23,6 +23,7 @@ from dataclasses import replace
 
 import numpy as np
 
+from .. import jitstart
 from .. import memory
 from ..errors import TreexcError
 from ..io.textio import display_name, read_text
@@ -92,6 +93,7 @@ class LMSession:
         self.loss_sum = np.zeros(self.n_threads)
         self.loss_n = np.zeros(self.n_threads, dtype=np.int64)
         self.train_seconds = 0.0
+        self.phase_compile = 0.0
         self.train_batches = 0
         self.rebuild_seconds = 0.0
         self.records = []
@@ -176,7 +178,9 @@ class LMSession:
         done = int(self.progress.sum())
         elapsed = self.train_seconds
         if phase_start is not None:
-            elapsed += time.perf_counter() - phase_start
+            # compiling is not training (jitstart.compile_seconds)
+            elapsed += (time.perf_counter() - phase_start
+                        - (jitstart.compile_seconds() - self.phase_compile))
         elapsed = max(elapsed, 1e-9)
         fraction = min(1.0, done / max(1, self.total_tokens))
         n = int(self.loss_n.sum())
@@ -226,6 +230,7 @@ class LMSession:
                 self.progress[t] += n
 
         t0 = time.perf_counter()
+        self.phase_compile = jitstart.compile_seconds()
         try:
             with blas_threads(1):
                 # threads past the phase's batches would have none: not started
@@ -235,7 +240,8 @@ class LMSession:
             # a node's softmax over infinite scores sums to 0 (node_probabilities
             # divides by it) before the test above sees the NaN
             control[0] = DIVERGED
-        self.train_seconds += time.perf_counter() - t0
+        self.train_seconds += (time.perf_counter() - t0
+                               - (jitstart.compile_seconds() - self.phase_compile))
         self.train_batches += b1 - b0
         if control[0] == DIVERGED:
             raise diverged(int(self.progress.sum()) / self.N, self.args.epoch, self.args.lr)

@@ -1,6 +1,6 @@
-"""A tree under either learning-rate schedule, over seeds (issue 10).
+"""A tree under either learning-rate schedule, over seeds.
 
-    python benchmarks/tree_schedule.py TRAIN.txt TEST.txt --loss tree --hold 0 \
+    python experiments/tree_schedule.py TRAIN.txt TEST.txt --loss tree --hold 0 \
         --seeds 0,1,2 -- -arity 170 -dim 50 -lr 0.5 -epoch 5
 
 A learned tree holds ``-lr`` for the first half of training and then lets
@@ -14,7 +14,7 @@ learning-rate axis").  ``--save PREFIX`` keeps the models (e.g. for
 (``-thread`` defaults to 1 here: each run reproducible).  Prints the test
 P@k of each seed (``--k 1,3,5``; P@1 by default) and their medians.
 ``--hits FILE.npz`` also keeps every test line's correct predictions
-among the top k, one row per seed, for ``paired_lines.py`` (session 30).
+among the top k, one row per seed, for ``paired_lines.py``.
 """
 
 import argparse

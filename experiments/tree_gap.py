@@ -1,6 +1,6 @@
-"""Where a tree model loses against a flat softmax (docs/trees.md, issue 10).
+"""Where a tree model loses against a flat softmax (docs/trees.md).
 
-    python benchmarks/tree_gap.py TREE.bin FLAT.bin LABELLED.txt [MAX_LINES]
+    python experiments/tree_gap.py TREE.bin FLAT.bin LABELLED.txt [MAX_LINES]
 
 Both models trained on the same file (same label ids).  For each line's
 first label ``y`` and ``g`` its root subtree in TREE's tree, both models'

@@ -1,8 +1,8 @@
 """A tree softmax's two readings, and their mixes (docs/trees.md, "Two
 readings of one tree").
 
-    python benchmarks/tree_readings.py MODEL.bin LABELLED.txt [--weights 0,0.25,0.5,0.75,1]
-    python benchmarks/tree_readings.py MODEL.bin LABELLED.txt --root-weights 0.3,0.5,1
+    python experiments/tree_readings.py MODEL.bin LABELLED.txt [--weights 0,0.25,0.5,0.75,1]
+    python experiments/tree_readings.py MODEL.bin LABELLED.txt --root-weights 0.3,0.5,1
 
 For every line, every label's score is ``(1 - b) * log p_tree(y) + b *
 flat(y)``, ``flat`` being the sum of the slot scores on the label's path

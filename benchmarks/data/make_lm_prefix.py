@@ -3,7 +3,7 @@ whole of it (the flat softmax over gutenberg_lm's 256K words): the first
 whole lines of each split holding at least the asked number of tokens
 (words plus one ``</s>`` per line, as ``treexc lm`` counts them).
 
-    python benchmarks/make_lm_prefix.py /tmp/treexc-data/gutenberg_lm \\
+    python benchmarks/data/make_lm_prefix.py /tmp/treexc-data/gutenberg_lm \\
         /tmp/treexc-data/gutenberg_2m_lm --tokens 2000000 --eval-tokens 500000
 
 The source folder holds ``NAME.train.txt``, ``NAME.valid.txt`` and

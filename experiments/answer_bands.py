@@ -1,7 +1,7 @@
 """Where a classifier's right top-1 answers lie, by the frequency of the
 true label (docs/benchmarks-trees.md, "Where the next word's answers lie").
 
-    python benchmarks/answer_bands.py TRAIN.txt TEST.txt MODEL.bin [MODEL.bin ...] \
+    python experiments/answer_bands.py TRAIN.txt TEST.txt MODEL.bin [MODEL.bin ...] \
         [--bands 10,116,500,3000]
 
 Ranks the labels of TRAIN.txt by their count (0 = the commonest) and cuts

@@ -6,7 +6,7 @@ punctuation mark its own token, one verse per line).
     apt-get download bible-kjv bible-kjv-text        # Debian 12 "main"
     for f in bible-kjv*.deb; do dpkg-deb -x "$f" /tmp/kjv; done
     /tmp/kjv/usr/bin/bible -p /tmp/kjv/usr/lib -l100000 gen1:1-rev22:21 > /tmp/kjv/kjv.txt
-    python benchmarks/make_kjv_lm.py /tmp/kjv/kjv.txt /tmp/treexc-data/kjv_lm
+    python benchmarks/data/make_kjv_lm.py /tmp/kjv/kjv.txt /tmp/treexc-data/kjv_lm
 
 ``bible`` prints each chapter as a heading (``Genesis 1``) and its verses
 (``  1 In the beginning ...``), one per line with ``-l100000``.  Split by

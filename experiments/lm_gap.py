@@ -1,7 +1,7 @@
-"""Where a tree language model loses against a flat softmax (docs/lm.md,
-issue 12): the language-model counterpart of ``tree_gap.py``.
+"""Where a tree language model loses against a flat softmax (docs/lm.md):
+the language-model counterpart of ``tree_gap.py``.
 
-    python benchmarks/lm_gap.py TREE.bin FLAT.bin TEXT.txt [MAX_TOKENS] [TRAIN.txt]
+    python experiments/lm_gap.py TREE.bin FLAT.bin TEXT.txt [MAX_TOKENS] [TRAIN.txt]
 
 Both models trained on the same file (the same vocabulary).  For the first
 ``MAX_TOKENS`` positions of TEXT (default 20,000), both models' log-

@@ -3,14 +3,14 @@ the book a paragraph comes from, from ``../shared/data/gutenberg_lm``'s
 training split (its ``gutenberg.books.tsv`` gives each book's paragraph
 count, in the order of ``gutenberg.train.txt``).
 
-    python benchmarks/make_book_paragraphs.py --out /tmp/treexc-data/bookpar
+    python benchmarks/data/make_book_paragraphs.py --out /tmp/treexc-data/bookpar
 
 Label = ``__label__`` + the book's key (``pg26041``), input = the paragraph
 as tokenised there.  Only paragraphs of ``--min-words`` words or more count;
 a book with fewer than 40 of them is left out.  Each book's paragraphs are
 shuffled (seeded); its first 10 go to test, the next 10 to valid and the
 next ``--per-book`` (at most) to training; each split is then shuffled.
-With the defaults: 778 books, 109,730 training lines (issue 10's check of
+With the defaults: 778 books, 109,730 training lines (the check of
 the wide root, docs/trees.md, "A wide root for even, many-lined labels").
 """
 

@@ -1,6 +1,6 @@
-"""Cross-validation folds of a labelled set (session 31).
+"""Cross-validation folds of a labelled set.
 
-    python benchmarks/make_folds.py OUT/NAME D.train.txt D.valid.txt D.test.txt --folds 5
+    python benchmarks/data/make_folds.py OUT/NAME D.train.txt D.valid.txt D.test.txt --folds 5
 
 Joins the files' lines, shuffles them once (``--seed``, 0 by default) and
 writes ``OUT/NAME.foldF.train.txt`` and ``OUT/NAME.foldF.test.txt`` for

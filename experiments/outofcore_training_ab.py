@@ -6,7 +6,7 @@ of bench_outofcore.py.  Training alone is timed, so the comparison is not
 drowned by reading, encoding and process start-up, which vary more than
 the 5% in question on a shared machine.
 
-    PYTHONPATH=. .venv/bin/python benchmarks/outofcore_training_ab.py FILE ROUNDS
+    PYTHONPATH=. .venv/bin/python experiments/outofcore_training_ab.py FILE ROUNDS
 """
 import statistics
 import sys

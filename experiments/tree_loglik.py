@@ -1,6 +1,6 @@
-"""Mean log-probability of the true label under tree models (issue 10).
+"""Mean log-probability of the true label under tree models.
 
-    python benchmarks/tree_loglik.py LABELLED.txt MODEL.bin [MODEL.bin ...]
+    python experiments/tree_loglik.py LABELLED.txt MODEL.bin [MODEL.bin ...]
 
 For each model (a tree loss: `-loss tree`, `hs`, or a fixed `-tree`), the
 mean over the lines of LABELLED.txt with a label and a feature of

@@ -1,7 +1,7 @@
-"""Two configurations compared line by line, over seeds (session 30).
+"""Two configurations compared line by line, over seeds.
 
-    python benchmarks/paired_lines.py A.npz B.npz
-    python benchmarks/paired_lines.py A-valid.npz,A-test.npz B-valid.npz,B-test.npz
+    python experiments/paired_lines.py A.npz B.npz
+    python experiments/paired_lines.py A-valid.npz,A-test.npz B-valid.npz,B-test.npz
 
 A and B are ``tree_schedule.py --hits`` files of the same test file and
 seeds; comma-separated files are one test set, their lines joined (e.g.
