@@ -11,6 +11,7 @@ Python API, mirroring fastText's::
 
     lm = treexc.train_lm(input="corpus.txt", epoch=5)    # a language model
     lm.predict_next(["the", "old"], k=3)
+    treexc.plan_supervised(input="train.txt").lines()    # what would be trained, and why
     lm.perplexity("valid.txt")
     lm.save_model("lm.bin")
     lm = treexc.load_lm("lm.bin")
@@ -21,7 +22,8 @@ import sys
 from .errors import TreexcError
 
 __version__ = "0.1.0"
-__all__ = ["train_supervised", "load_model", "train_lm", "load_lm", "TreexcError"]
+__all__ = ["train_supervised", "plan_supervised", "load_model", "train_lm", "plan_lm",
+           "load_lm", "TreexcError"]
 
 # Each function imports what it uses, inside its body: `import treexc` (and so
 # `treexc --help`) imports neither numpy nor Numba.
@@ -48,6 +50,20 @@ def train_supervised(input, **flags):
     if tune.autotuneValidationFile:  # fastText's autotune: the best flags' model
         return autotune(args, tune, manual_fields(flags), sys.stderr)
     return train(args, reporter_factory(args.verbose, sys.stderr, live=False)())
+
+
+def plan_supervised(input, **flags):
+    """The plan ``train_supervised(input, **flags)`` would follow (what it
+    would train, each choice with its rule and reason: ``Plan.lines()``),
+    from the input's counting pass, without training.  A trained model's
+    is its ``plan`` attribute."""
+    # imported here, not above: `import treexc` loads neither numpy nor Numba
+    from . import jitstart
+    from .classify.options import make_args
+    from .classify.training import plan_of_input
+
+    jitstart.prepare()
+    return plan_of_input(make_args(input=input, **flags))
 
 
 def load_model(path):

@@ -7,7 +7,7 @@ import pytest
 from cli_util import ok
 
 import treexc
-from treexc.classify import options as args_module
+from treexc.classify import plan as plan_module
 
 LINES = [f"__label__l{i % 6} w{i % 6} x{i % 6} common" for i in range(120)]
 FLAGS = ["-dim", "8", "-epoch", "2", "-thread", "1", "-seed", "3"]
@@ -43,7 +43,7 @@ def test_few_labels_get_the_flat_softmax(train_file, tmp_path):
 
 
 def test_many_labels_get_a_learned_tree(train_file, tmp_path, monkeypatch):
-    monkeypatch.setattr(args_module, "AUTO_SOFTMAX_MAX_LABELS", 4)
+    monkeypatch.setattr(plan_module, "AUTO_SOFTMAX_MAX_LABELS", 4)
     model, stderr = train(train_file, tmp_path)
     # the default learned tree over 6 labels: one node (a tree of arity
     # ceil(sqrt(6)) = 3 would cross as many slots, 2 x 3), nothing to rebuild

@@ -8,14 +8,9 @@ from cli_util import ok, user_error
 
 import treexc
 from treexc.classify import training
-from treexc.classify.default_rate import (
-    DEFAULT_LR,
-    DEFAULT_LR_HALVINGS,
-    ZIPF_LR,
-    ZIPF_MAX_EVENNESS,
-    default_rate,
-)
 from treexc.classify.options import make_args
+from treexc.classify.plan import default_rate
+from treexc.classify.plan_rules import DEFAULT_LR, DEFAULT_LR_HALVINGS, ZIPF_LR, ZIPF_MAX_EVENNESS
 from treexc.runtime import diverged
 
 FLAGS = ["-dim", "8", "-epoch", "2", "-thread", "1", "-seed", "3"]
@@ -100,4 +95,4 @@ def test_zipf_distributed_labels_train_at_the_lower_rate(tmp_path):
     ([10 ** 7 // r for r in range(1, 1001)], DEFAULT_LR),  # over 1,000: 0.18
 ])
 def test_the_rate_follows_the_evenness_of_the_label_counts(counts, rate):
-    assert default_rate(counts)[0] == rate
+    assert default_rate(counts).value == rate

@@ -8,15 +8,22 @@ import pytest
 import treexc
 from treexc import runtime
 from treexc.classify import session
-from treexc.classify.tree_shape import (
+from treexc.classify.options import make_args
+from treexc.classify.plan import LabelStats, plan
+from treexc.classify.plan_rules import (
     STATS_PER_REBUILD,
     TREE_UPDATES,
     default_tree_arity,
     label_spread,
     learned_tree_arity,
-    tree_updates,
     wide_root_arity,
 )
+
+
+def tree_updates(loss, labels, epochs, per_line, counts, arity=0):
+    """-treeUpdates -1's count in the plan of these labels."""
+    args = make_args(input="x", loss=loss, epoch=epochs, arity=arity, lr=0.5)
+    return plan(args, LabelStats.of(counts, per_line)).tree_updates.value
 
 
 @pytest.mark.parametrize("labels,depth,arity", [(6, 2, 3), (2972, 2, 55), (8737, 2, 94),
@@ -52,7 +59,6 @@ def test_rebuilds_follow_the_lines_a_label_in_the_first_half(lines, labels, epoc
     counts = np.full(labels, lines * per_line / labels)
     assert tree_updates("tree", labels, epochs, per_line, counts) == rebuilds
     assert tree_updates("plt", labels, epochs, per_line, counts) == 1
-    assert tree_updates("tree", labels, epochs) == TREE_UPDATES  # labels not counted
     assert tree_updates("softmax", labels, epochs, per_line, counts) == TREE_UPDATES
 
 

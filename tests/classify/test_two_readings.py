@@ -9,7 +9,7 @@ from test_default_tree import even_corpus, zipf_corpus
 from test_predict import mean_reference_log_probs
 
 import treexc
-from treexc.classify import options
+from treexc.classify import plan as plan_module
 from treexc.classify.predict_kernels import hidden_vector
 from treexc.errors import TreexcError
 
@@ -51,7 +51,7 @@ def test_auto_keeps_the_tree_where_scoring_every_node_costs_too_much(tmp_path, m
     ``SCORING_MEAN_MAX_LABELS`` labels (here cut to 50, below the 60); asked
     for past that, it is used and its cost said."""
     even = even_corpus(tmp_path / "even.txt")
-    monkeypatch.setattr(options, "SCORING_MEAN_MAX_LABELS", 50)
+    monkeypatch.setattr(plan_module, "SCORING_MEAN_MAX_LABELS", 50)
     flags = dict(loss="tree", dim=8, epoch=1, lr=0.5, thread=1, seed=1, verbose=2)
     assert treexc.train_supervised(input=even, **flags).scoring == ""
     assert "as slow as a flat softmax" not in capsys.readouterr().err

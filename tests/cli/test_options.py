@@ -10,6 +10,7 @@ from cli_util import ok, run, user_error
 import treexc
 from treexc import runtime
 from treexc.classify.options import Args, make_args
+from treexc.classify.plan import LabelStats, plan
 from treexc.lm.options import LMArgs, make_lm_args
 from treexc.options import IF_SET, option_values, shape_names
 
@@ -102,9 +103,9 @@ def test_python_api_takes_the_same_names(train_file):
                                          ("learned", 2.0, "plt", "learned")]:
         args = make_args(input="x", tree=tree)
         assert args.loss == "auto"
-        args.resolve_auto_loss(50, per_line)
-        assert (args.loss, args.tree) == (loss, stored), (tree, per_line)
-    assert make_args(input="x", tree="random").resolve_auto_loss(50) == [
+        planned = plan(args, LabelStats.of([5] * 50, per_line))
+        assert (planned.loss.value, planned.tree.value) == (loss, stored), (tree, per_line)
+    assert plan(make_args(input="x", tree="random"), LabelStats.of([5] * 50)).report() == [
         "output layer: tree of arity 8 (-loss auto: -tree random given)"]
     assert make_args(input="x", loss="one-vs-all").loss == "ova"
     with pytest.raises(treexc.TreexcError, match="-depth and -maxDepth are the same option"):

@@ -23,12 +23,12 @@ from .fasttext.kernels import predict_lines_fasttext
 from .members import FastTextMembers
 from .meter import Meter
 from .options import check_k_threshold, default_threads
+from .plan_rules import SCORING_MEAN
 from .predict_kernels import collect_statistics, predict_lines
 from .quantize.quantize import quantize_model
 from .quantize.options import QuantizeArgs
 from .quantize.matrix import QuantizedMatrix
 from .stored import MODEL_KIND, PQ_CODES, QUANTIZED_VERSION, read_classifier
-from .tree_shape import SCORING_MEAN
 
 PARALLEL_LINES = 512  # lines per prediction thread, at least
 SENTENCE_CHUNK = 1 << 16  # feature rows gathered at once for a sentence vector
@@ -36,8 +36,11 @@ SENTENCE_CHUNK = 1 << 16  # feature rows gathered at once for a sentence vector
 
 class Model(FastTextMembers):
     def __init__(self, args, dictionary, tree, w_in, w_out, w_out_quantized=None,
-                 quantization=None, scoring=""):
+                 quantization=None, scoring="", plan=None):
         self.args = args
+        # what training chose and why (classify/plan.py's Plan), or a loaded
+        # file's {field: rule} (None: a file from before plans were saved)
+        self.plan = plan
         self.dictionary = dictionary
         self.tree = tree
         # a float32 matrix, or a QuantizedMatrix in a quantised model
@@ -308,6 +311,8 @@ class Model(FastTextMembers):
                   "has_tree": self.tree is not None}
         if self.scoring:  # only converted models: the others' headers stay as they were
             header["scoring"] = self.scoring
+        if self.plan is not None:  # what training chose and why (classify/plan.py)
+            header["plan"] = self.plan if isinstance(self.plan, dict) else self.plan.header()
         if not self.is_quantized():
             arrays.update(w_in=np.asarray(self.w_in), w_out=np.asarray(self.w_out))
             modelfile.save(path, header, arrays)
@@ -345,11 +350,12 @@ def load_model(path, loaded=None):
         dictionary = PrunedDictionary(*parts, q.kept_buckets)
     dictionary._table = s.vocabulary  # the table built while checking
     if q is None:
-        return Model(a, dictionary, s.tree, s.w_in, s.w_out, scoring=s.scoring)
+        return Model(a, dictionary, s.tree, s.w_in, s.w_out, scoring=s.scoring, plan=s.plan)
     w_in = QuantizedMatrix(*q.w_in)
     w_out_q = QuantizedMatrix(*q.w_out) if q.w_out is not None else None
     w_out = w_out_q.dense() if w_out_q is not None else s.w_out
-    return Model(a, dictionary, s.tree, w_in, w_out, w_out_q, q.description, s.scoring)
+    return Model(a, dictionary, s.tree, w_in, w_out, w_out_q, q.description, s.scoring,
+                 s.plan)
 
 
 def _vocabulary_table(pool, entry_off, entry_len):

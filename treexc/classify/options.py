@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from ..errors import TreexcError
 from ..loss.registry import ALIASES as LOSS_ALIASES
-from ..loss.registry import AUTO, KERNEL_TREE, LOSSES, loss
+from ..loss.registry import AUTO, KERNEL_NS, LOSSES, loss
 from ..options import (
     IF_SET,
     TREES,
@@ -25,32 +25,20 @@ from ..options import (
     option,
     options_from_flags,
 )
-from .default_rate import DEFAULT_LR, ZIPF_LR
-from .tree_shape import (
+from .plan_rules import (
+    AUTO_PLT_MIN_LABELS_PER_LINE,
     AUTO_SOFTMAX_MAX_LABELS,
+    DEFAULT_LR,
     PLT_TREE_UPDATES,
     SCORING_MEAN,
     SCORING_MEAN_MAX_LABELS,
     STATS_PER_REBUILD,
     TREE_UPDATES,
-    WIDE_ROOT_MIN_EVENNESS,
-    WIDE_ROOT_MIN_MEDIAN_COUNT,
-    even_and_many_lined,
-    label_spread,
-    learned_tree_arity,
-    tree_updates,
-    wide_root_arity,
+    ZIPF_LR,
+    takes_tree,
+    usual_tree,
 )
 
-# -loss auto trains the flat softmax up to tree_shape.AUTO_SOFTMAX_MAX_LABELS
-# labels, unless they are not exclusive: from this many distinct labels a
-# labelled line on average, it trains a probabilistic label tree, which
-# estimates each label's own probability (what precision@k ranks by) where
-# the softmax estimates that of the one label drawn per update.  cooking
-# (2.3) and debian_tags (3.7) gain 0.10-0.18 P@1 at the default flags and
-# 0.03-0.06 at tuned ones; single-label sets are at 1.0 (wn_hypernym 1.02).
-# docs/benchmarks-multilabel.md, "The default for multi-label data".
-AUTO_PLT_MIN_LABELS_PER_LINE = 1.5
 SHUFFLED = "shuffled"  # -order: a new random order each epoch (text.epoch_order)
 
 LOSS_HELP = ("loss function: " + "; ".join(f"{entry.name} = {entry.help}"
@@ -61,30 +49,16 @@ LOSS_HELP = ("loss function: " + "; ".join(f"{entry.name} = {entry.help}"
              "when -arity is given)")
 
 
-def usual_tree(loss_name):
-    """The -tree a loss means when none is given: ``learned`` for a tree
-    rebuilt while training, else its starting tree's name."""
-    entry = loss(loss_name)
-    return "learned" if entry.learned and entry.learned_by_default else entry.tree
-
-
-def tree_softmax(loss_name):
-    """Whether ``loss_name`` is a softmax over a tree (a flat softmax is a
-    one-node tree): what ``-scoring mean`` reads two ways."""
-    return loss(loss_name).kernel == KERNEL_TREE
-
-
-def takes_tree(loss_name):
-    """Whether ``-tree`` can change the output tree of ``loss_name``."""
-    return loss_name == AUTO or usual_tree(loss_name) in TREES
-
-
 @dataclass
 class Args:
     input: str = option("", "training file path (fastText format; .gz accepted; - = stdin)",
                         saved=False, required=True)
     output: str = option("", "output file path, without extension (.bin and .vec are "
-                         "written)", saved=False, required=True)
+                         "written; needed unless -plan)", saved=False)
+    plan: bool = option(False, "count the input and print the plan (the model training "
+                        "would build: loss, tree, arity, depth, rebuilds, scoring, rate, "
+                        "each with the rule that chose it and why), without training",
+                        saved=False)
     lr: float = option(0.0, f"learning rate (0 = {DEFAULT_LR}, or {ZIPF_LR} for Zipf-"
                        "distributed labels such as words; halved and training started "
                        "again if it diverges; fastText's default is 0.1)", at_least=0)
@@ -155,126 +129,6 @@ class Args:
                           f"{SCORING_MEAN_MAX_LABELS:,} of them, else tree)",
                           saved=False, choices=("auto", "tree", SCORING_MEAN))
 
-    def effective_arity(self, n_labels=None):
-        """``-arity``, else the loss's: 2 for hs; for a learned tree the
-        default of :func:`learned_tree_arity` once the labels are counted
-        (0 until then)."""
-        if self.arity:
-            return self.arity
-        entry = LOSSES.get(self.loss)  # None: a name validate refuses
-        if entry is not None and entry.learned:
-            depth = self.maxDepth if self.maxDepth > 0 else 2
-            return 0 if n_labels is None else learned_tree_arity(n_labels, depth)
-        # losses without a tree of their own: 20, what their model files
-        # have always saved there (unused)
-        return (entry and entry.arity) or 20
-
-    def resolve_auto_loss(self, n_labels, labels_per_line=1.0, label_counts=None):
-        """Turn ``-loss auto`` into the loss it stands for, once the labels
-        are counted: a probabilistic label tree for multi-label data
-        (:data:`AUTO_PLT_MIN_LABELS_PER_LINE`), with the tree ``-tree``
-        names; else the tree ``-tree`` names (``hs`` for huffman), else a
-        learned tree where the user asked for one by giving ``-arity``, else
-        by :data:`AUTO_SOFTMAX_MAX_LABELS`.  Returns the lines saying what
-        was chosen and why (none if nothing was left to choose).  Also sets
-        a tree's default shape from the labels (``label_counts``: a wide
-        root, :func:`wide_root_arity`), ``-treeUpdates -1`` and ``-scoring
-        auto`` (to ``tree`` or ``mean``)."""
-        why = self._choose_loss(n_labels, labels_per_line) if self.loss == AUTO else None
-        # the label counts' spread decides a tree softmax's shape and reading
-        spread = (label_spread(label_counts)
-                  if self.loss == "tree" and label_counts is not None else None)
-        shape = self._choose_wide_root(label_counts, spread)
-        self.arity = self.effective_arity(n_labels)
-        clamped = self._clamp_arity(n_labels)
-        if self.treeUpdates == -1:
-            self.treeUpdates = tree_updates(self.loss, n_labels, self.epoch, labels_per_line,
-                                            label_counts, self.arity)
-        scoring = self._choose_scoring(n_labels, spread)
-        lines = []
-        if why is not None:
-            arity = f" of arity {self.arity}" if self.loss != "softmax" else ""
-            lines.append(f"output layer: {self.loss}{arity} (-loss auto: {why})")
-        return lines + [line for line in (shape, clamped, scoring) if line]
-
-    def _clamp_arity(self, n_labels):
-        """A tree wider than its labels has only empty slots beyond them, and
-        each costs a row of weights and of AssignLabels' statistics (an
-        ``-arity 100000`` over 732 labels took 1.6 GB): such an arity is cut
-        to the label count, which builds the same tree less its empty
-        slots.  Not refused, since ``-arity 20`` on a four-label file is an
-        ordinary command.  Returns the line saying so, or None."""
-        entry = LOSSES.get(self.loss)
-        widest = max(2, n_labels)
-        if entry is None or entry.tree in ("", "flat") or self.arity <= widest:
-            return None
-        given, self.arity = self.arity, widest
-        return f"tree arity: {widest} ({n_labels} labels fill at most {widest} slots of a node, " \
-               f"not {given})"
-
-    def _choose_scoring(self, n_labels, spread):
-        """Turn ``-scoring auto`` into ``tree`` or ``mean`` (the mean for a
-        learned tree of arity above 2 and more than one node on even,
-        many-lined labels, up to :data:`SCORING_MEAN_MAX_LABELS`); returns
-        the line saying the mean was chosen (or, given past that limit, what
-        it costs), or None.
-        ``mean`` needs a tree softmax: validate refused the other losses
-        given, this refuses -loss auto's choice of one."""
-        if self.scoring == SCORING_MEAN and not tree_softmax(self.loss):
-            bad_option("scoring", self.scoring, f"-loss auto chose {self.loss}, not a "
-                       "tree softmax (give -loss tree)")
-        if self.scoring == SCORING_MEAN and n_labels > SCORING_MEAN_MAX_LABELS:
-            return (f"scoring: mean, as asked: every prediction scores all {n_labels:,} "
-                    f"labels, as slow as a flat softmax (-scoring auto keeps the tree's own "
-                    f"answers above {SCORING_MEAN_MAX_LABELS:,} labels)")
-        if self.scoring != "auto":
-            return None
-        # a binary node is one sigmoid row (slot 0 has none): no path sums to a
-        # logit; a tree of one node reads the same both ways
-        if spread is None or n_labels > SCORING_MEAN_MAX_LABELS \
-                or not 2 < self.arity < n_labels or not even_and_many_lined(spread):
-            self.scoring = "tree"
-            return None
-        self.scoring = SCORING_MEAN
-        evenness, median = spread
-        return (f"scoring: mean of the tree's and the flat reading's probabilities (labels "
-                f"about equally frequent, evenness {evenness:.2f}, and many-lined, median "
-                f"{median:g})")
-
-    def _choose_wide_root(self, label_counts, spread):
-        """A tree softmax (``-loss tree``) given neither ``-arity`` nor
-        ``-maxDepth`` gets a wide root where :func:`wide_root_arity` says so
-        (sets both); returns the line saying so, or None.  ``spread``: the
-        labels' :func:`label_spread`, None unless the loss is ``tree``."""
-        if spread is None or self.arity or self.maxDepth != -1:
-            return None
-        evenness, median = spread
-        wide = wide_root_arity(label_counts, spread)
-        if not wide:
-            return None
-        self.arity, self.maxDepth = wide, 2
-        return (f"tree shape: arity {wide}, depth 2 (labels about equally frequent, "
-                f"evenness {evenness:.2f} >= {WIDE_ROOT_MIN_EVENNESS}, and many-lined, "
-                f"median {median:g} >= {WIDE_ROOT_MIN_MEDIAN_COUNT}: a wide root)")
-
-    def _choose_loss(self, n_labels, labels_per_line):
-        """``-loss auto``'s choice (sets ``loss``, and ``tree`` when it is the
-        loss's own); returns why."""
-        if labels_per_line >= AUTO_PLT_MIN_LABELS_PER_LINE:
-            self.loss, why = "plt", (f"{labels_per_line:.2f} labels a line >= "
-                                     f"{AUTO_PLT_MIN_LABELS_PER_LINE}: multi-label")
-        elif self.tree:
-            self.loss = "hs" if self.tree == "huffman" else "tree"
-            why = f"-tree {self.tree} given"
-        elif self.arity:
-            self.loss, why = "tree", f"-arity {self.arity} given"
-        elif n_labels <= AUTO_SOFTMAX_MAX_LABELS:
-            self.loss, why = "softmax", f"{n_labels} labels <= {AUTO_SOFTMAX_MAX_LABELS}"
-        else:
-            self.loss, why = "tree", f"{n_labels} labels > {AUTO_SOFTMAX_MAX_LABELS}"
-        if self.tree == usual_tree(self.loss):
-            self.tree = ""  # stored as with -loss given (choose_tree)
-        return why
 
 
 @dataclass
@@ -367,11 +221,11 @@ def make_autotune_args(**flags):
 
 def make_args(**flags):
     """Args from keyword flags (any spelling of a flag: ``depth`` or
-    ``maxDepth``), validated, with fastText's adjustments."""
+    ``maxDepth``), validated, with fastText's adjustments; what the flags
+    leave automatic stays so (0, -1, auto) until the plan
+    (``classify/plan.py``) resolves it."""
     args = options_from_flags(Args, flags)
     choose_tree(args)
-    if not args.arity and args.loss != AUTO:  # auto: set with the loss
-        args.arity = args.effective_arity()
     # fastText: without word or character n-grams the hashed buckets are unused
     if args.wordNgrams <= 1 and args.maxn == 0:
         args.bucket = 0
@@ -383,10 +237,10 @@ def choose_tree(args):
     """A loss's own tree is stored as "" (the old spellings ``-loss hs``
     and ``-loss tree`` give the same model files as ``-tree huffman`` and
     ``-tree learned``).  With ``-loss auto`` the loss, and so whether the
-    tree is its own, waits for the labels (:meth:`Args.resolve_auto_loss`:
-    ``-tree learned`` on multi-label data is the learned PLT)."""
+    tree is its own, waits for the labels (the plan: ``-tree learned`` on
+    multi-label data is the learned PLT)."""
     if args.tree not in TREES or args.loss not in LOSSES:
-        return  # validate names what is wrong; auto: resolve_auto_loss
+        return  # validate names what is wrong; auto: the plan
     if args.tree == usual_tree(args.loss):
         args.tree = ""
 
@@ -405,15 +259,15 @@ def validate(args):
         bad("minn", args.minn, "must be >= 1 when -maxn is set")
     if (args.wordNgrams > 1 or args.maxn > 0) and args.bucket < 1:
         bad("bucket", args.bucket, "must be >= 1 when word or character n-grams are used")
-    if args.loss == "ns" and args.neg < 1:
-        bad("neg", args.neg, "must be >= 1 with -loss ns")
+    if args.loss in LOSSES and loss(args.loss).kernel == KERNEL_NS and args.neg < 1:
+        bad("neg", args.neg, f"must be >= 1 with -loss {args.loss}")
     if args.maxDepth < -1:
         bad("depth", args.maxDepth, "must be -1 (auto), 0 (no limit) or a depth >= 1")
-    # 0: chosen once the labels are counted (auto, or a learned tree's default)
-    learned = args.loss in LOSSES and LOSSES[args.loss].learned
-    if args.arity < 2 and not ((args.loss == AUTO or learned) and args.arity == 0):
-        bad("arity", args.arity, "must be >= 2")
-    if args.scoring == SCORING_MEAN and args.loss != AUTO and not tree_softmax(args.loss):
+    # 0: chosen by the plan once the labels are counted
+    if args.arity < 2 and args.arity != 0:
+        bad("arity", args.arity, "must be >= 2 (or 0: the loss's own, or fitted to the "
+            "labels)")
+    if args.scoring == SCORING_MEAN and args.loss != AUTO and not loss(args.loss).tree_softmax:
         bad("scoring", args.scoring, f"-loss {args.loss} is not a tree softmax (-loss tree, "
             "hs or softmax)")
     if not args.label:

@@ -17,7 +17,6 @@ import numpy as np
 from .. import jitstart
 from ..errors import TreexcError
 from ..io.textio import display_name
-from ..loss.registry import learns_tree
 from ..runtime import Progress, diverged, run_workers
 from ..text.windows import WindowReader
 from ..trees.capacity import CLASSIFIER_FLAGS
@@ -25,15 +24,14 @@ from ..trees.learner import TreeLearner
 from . import kernels as kern
 from .options import SHUFFLED
 
-# The default learned tree's mass cap: a subtree of several labels holds at
-# most MASS_SLACK / arity of its parent's label occurrences.
-MASS_SLACK = 1.0
-
 
 class Session:
     """One training run: shared counters, threads, phases, reporting."""
 
-    def __init__(self, model, corpus, reporter):
+    def __init__(self, model, corpus, reporter, plan=None):
+        """``plan`` (``classify/plan.py``): whether and how the tree is
+        learned and the rate's schedule; None: a fixed tree, fastText's
+        schedule (a quantised model's retraining, a pre-run)."""
         self.model = model
         self.corpus = corpus
         self.reporter = reporter
@@ -66,18 +64,12 @@ class Session:
         self.learner = None
         self.lr_hold = 0.0
         self.rebuilds, self.rebuild_seconds = 0, 0.0  # reported by train_on_corpus
-        if learns_tree(args.loss, args.tree) and args.treeUpdates > 0:
-            # the paper's schedule: structure learned and lr constant in the
-            # first half, structure frozen and lr decaying in the second
-            # -depth -1 (auto): no depth limit, and a child of several labels
-            # holds at most 1/M of its parent's label occurrences, so label
-            # frequency shapes depth as in a Huffman tree while the statistics
-            # shape the grouping (docs/trees.md)
-            auto = args.maxDepth == -1
+        if plan is not None and plan.learns_tree:
+            # the plan's rules mass-cap and learned-schedule (classify/plan_rules.py)
             self.learner = TreeLearner(model.tree, t, args.treeGradient, max(args.maxDepth, 0),
-                                       label_mass=counts, mass_slack=MASS_SLACK if auto else 0.0,
+                                       label_mass=counts, mass_slack=plan.mass_cap.value,
                                        flags=CLASSIFIER_FLAGS)
-            self.lr_hold = 0.5
+            self.lr_hold = plan.lr_hold.value
         self.start_time = None
         self.compile_start = 0.0
         # a worker trains lrUpdateRate tokens between looks at the counters:

@@ -19,8 +19,9 @@ from ..io.fasttext_model import starts_like_fasttext
 from ..loss.registry import LOSSES, loss
 from ..options import shape_names
 from .fasttext.convert import SCORING_FASTTEXT, loaded_from_fasttext
-from .options import Args, tree_softmax, validate
-from .tree_shape import SCORING_MEAN
+from .options import Args, validate
+from .plan import stored_plan
+from .plan_rules import SCORING_MEAN
 
 MODEL_KIND = "supervised"
 QUANTIZED_VERSION = modelfile.QUANTIZED_VERSION
@@ -53,6 +54,7 @@ class StoredClassifier:
     loaded: tuple       # ``modelfile.load``'s (header, arrays)
     quantized: StoredQuantization = None
     scoring: str = ""   # "fasttext": a converted fastText model, scored as fastText does
+    plan: dict = None   # the header's "plan" (classify/plan.py), None in older files
 
 
 def read_classifier(path, check_vocabulary, check_tree, loaded=None, weights_checked=False):
@@ -86,8 +88,9 @@ def read_classifier(path, check_vocabulary, check_tree, loaded=None, weights_che
             raise TypeError("nwords or has_tree")
         scoring = header.get("scoring", "")
         if scoring not in ("", SCORING_FASTTEXT, SCORING_MEAN) or (
-                scoring == SCORING_MEAN and not (has_tree and tree_softmax(args.loss))):
+                scoring == SCORING_MEAN and not (has_tree and loss(args.loss).tree_softmax)):
             raise ValueError(f"scoring {contents.describe(scoring)}")
+        plan = stored_plan(header.get("plan"))
         # index arrays are in memory (never mapped); weights may be mapped
         pool = contents.array(a, "pool", "u1", 1)
         entry_off = contents.array(a, "entry_off", "<i8", 1)
@@ -131,7 +134,7 @@ def read_classifier(path, check_vocabulary, check_tree, loaded=None, weights_che
     except (ValueError, TreexcError) as e:  # a bad option, array or tree: name the file
         raise TreexcError(f"{path}: corrupt model ({e})") from None
     return StoredClassifier(args, nwords, pool, entry_off, entry_len, counts, vocabulary, tree,
-                            w_in, w_out, (header, a), quantized, scoring)
+                            w_in, w_out, (header, a), quantized, scoring, plan)
 
 
 def _read_quantized(description, a, args, nwords, out_rows):

@@ -15,20 +15,24 @@ from ..io.textio import display_name
 from ..io.vectors import read_vec
 from ..loss.registry import loss
 from ..runtime import SilentReporter, check_weights_in_range
+from ..text.label_lines import count_with_label_lines
 from ..text.token_cache import training_corpus
-from ..trees.builders import build_tree, fit_depth
-from ..trees.capacity import CLASSIFIER_FLAGS
-from .default_rate import DEFAULT_LR_HALVINGS, default_rate
+from ..trees.builders import build_tree
+from ..trees.capacity import CLASSIFIER_FLAGS, fit_depth
 from .memory import supervised_parts
 from .model import Model
+from .plan import LabelStats, plan
+from .plan_rules import SCORING_MEAN
 from .predict_kernels import label_centroids
 from .session import Session
-from .tree_shape import SCORING_MEAN
 
 
 def train_supervised(args, reporter=None, initial_tree=None):
-    """Train a classifier.  ``initial_tree`` replaces the loss's usual
-    starting tree (same label count), e.g. to compare tree shapes."""
+    """Train a classifier on ``args`` (what the user typed): the labels
+    counted, its plan (``classify/plan.py``) made and reported, the model
+    trained and returned (its ``plan`` attribute says what was chosen).
+    ``initial_tree`` replaces the loss's usual starting tree (same label
+    count), e.g. to compare tree shapes."""
     reporter = reporter or SilentReporter()
     name = display_name(args.input)
     # what the options alone ask for (bucket x dim, arity), before reading
@@ -47,6 +51,14 @@ def train_supervised(args, reporter=None, initial_tree=None):
         return train_on_corpus(args, reporter, initial_tree, dictionary, corpus, pretrained)
 
 
+def plan_of_input(args):
+    """The :class:`plan.Plan` a training of ``args`` would follow, from the
+    input's counting pass alone (``text/label_lines``): nothing encoded,
+    nothing trained."""
+    dictionary, labels_per_line = count_with_label_lines(args, display_name(args.input))
+    return plan(args, LabelStats.of(dictionary.label_counts, labels_per_line))
+
+
 def read_pretrained(args):
     """``(words, vectors)`` of -pretrainedVectors, or None."""
     if not args.pretrainedVectors:
@@ -56,30 +68,30 @@ def read_pretrained(args):
 
 def train_on_corpus(args, reporter, initial_tree, dictionary, corpus, pretrained):
     """Train on an encoded corpus (the token cache's mapping)."""
-    for chosen in args.resolve_auto_loss(dictionary.nlabels, corpus.labels_per_line,
-                                         dictionary.label_counts):
-        reporter.info(chosen)
-    memory.refuse_oversized(supervised_parts(args, dictionary.nwords,
-                                                    dictionary.nlabels))
-    # -lr 0: the default rate, halved while training diverges; a given rate is kept
-    halvings = 0 if args.lr else DEFAULT_LR_HALVINGS
-    if not args.lr:
-        args.lr, why = default_rate(dictionary.label_counts)
-        if why:
-            reporter.info(why)
+    run_plan = plan(args, LabelStats.of(dictionary.label_counts, corpus.labels_per_line))
+    for line in dict.fromkeys(run_plan.report()):  # the wide root's line sets two fields
+        reporter.info(line)
+    planned = run_plan.args(args)
+    memory.refuse_oversized(supervised_parts(planned, dictionary.nwords, dictionary.nlabels))
+    halvings = run_plan.halvings.value
     for halving in range(halvings + 1):
         try:
-            return train_model(args, reporter, initial_tree, dictionary, corpus, pretrained)
+            return train_model(planned, run_plan, reporter, initial_tree, dictionary, corpus,
+                               pretrained)
         except TrainingDiverged:
             if halving == halvings:
                 raise
-            args.lr /= 2
-            reporter.info(f"training diverged at -lr {2 * args.lr:g}: training again at "
-                          f"-lr {args.lr:g} (the default rate, halved; -lr sets one)")
+            lr = planned.lr / 2
+            planned = replace(planned, lr=lr)
+            run_plan = replace(run_plan, lr=replace(
+                run_plan.lr, value=lr, why=f"{run_plan.lr.why}; halved {halving + 1} time(s): "
+                "training diverged"))
+            reporter.info(f"training diverged at -lr {2 * lr:g}: training again at "
+                          f"-lr {lr:g} (the default rate, halved; -lr sets one)")
 
 
-def train_model(args, reporter, initial_tree, dictionary, corpus, pretrained):
-    """One training run at ``args.lr`` (the labels counted, the loss chosen)."""
+def train_model(args, run_plan, reporter, initial_tree, dictionary, corpus, pretrained):
+    """One training run of ``args`` (the planned options) at ``args.lr``."""
     w_in = init_input_matrix(dictionary.nwords + args.bucket, args.dim, args.seed)
     if pretrained is not None:
         words, vectors = pretrained
@@ -92,8 +104,8 @@ def train_model(args, reporter, initial_tree, dictionary, corpus, pretrained):
     rows = tree.n_internal * tree.arity if tree is not None else dictionary.nlabels
     w_out = np.zeros((rows, args.dim), dtype=np.float32)
     model = Model(args, dictionary, tree, w_in, w_out,
-                  scoring=SCORING_MEAN if args.scoring == SCORING_MEAN else "")
-    session = Session(model, corpus, reporter)
+                  scoring=SCORING_MEAN if args.scoring == SCORING_MEAN else "", plan=run_plan)
+    session = Session(model, corpus, reporter, run_plan)
     session.run()
     if session.rebuilds:
         train_s = time.monotonic() - session.start_time

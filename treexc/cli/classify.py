@@ -41,10 +41,11 @@ def supervised(**flags):
     treexc supervised -input train.txt -output model -loss hs
     treexc supervised -input train.txt -output model -tree learned -arity 16 -depth 3
     treexc supervised -input train.txt -output model -autotune-validation valid.txt
+    treexc supervised -input train.txt -plan      # what would be trained, and why
     """
     # imported here, not above: only a running command loads numpy and Numba
     from ..classify.autotune.search import autotune, manual_fields
-    from ..classify.training import train_supervised
+    from ..classify.training import plan_of_input, train_supervised
     from ..io.publish import OutputSet, interrupt_on_signals
     from ..io.vectors import write_vec, write_vec_arrays
     from ..runtime import reporter_factory
@@ -52,6 +53,11 @@ def supervised(**flags):
     tune_flags = {name: flags.pop(name) for name in AUTOTUNE_FIELDS}
     args = make_args(**flags)
     tune = make_autotune_args(**tune_flags)
+    if args.plan:  # what training would build, and why: counted, not trained
+        write_stdout("".join(line + "\n" for line in plan_of_input(args).lines()))
+        return
+    if not args.output:
+        raise click.UsageError("Missing option '-output'.")
     bin_path, vec_path, out_path = (args.output + ext for ext in (".bin", ".vec", ".output"))
     # published together, the .bin last (see publish.py)
     finals = ([out_path] if args.saveOutput else []) + [vec_path, bin_path]
@@ -312,6 +318,7 @@ def print_sentence_vectors(model_path):
 def dump(model_path, what):
     """Print the model's options, dictionary, or input/output matrix."""
     # imported here, not above: only a running command loads numpy and Numba
+    from ..classify.plan import plan_lines
     from ..io.textio import printable
 
     model = load_classifier(model_path)
@@ -326,6 +333,11 @@ def dump(model_path, what):
     if what == "args":
         for name, value in option_values(model.args).items():
             write(printable(f"{name} {value}") + "\n")
+        # what training chose for the automatic ones, and why (classify/plan.py)
+        plan = model.plan if isinstance(model.plan, dict) or model.plan is None \
+            else model.plan.header()
+        for line in plan_lines(plan or {}):
+            write(printable(line) + "\n")
     elif what == "dict":
         d = model.dictionary
         write(f"{len(d.entry_off)}\n")

@@ -12,7 +12,7 @@ from ..options import (
     option,
     options_from_flags,
 )
-from ..trees.builders import fit_arity, fit_depth
+from ..trees.capacity import fit_arity, fit_depth
 
 MODEL_KIND = "lm"
 

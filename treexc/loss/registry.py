@@ -30,29 +30,58 @@ class Loss:
     # learned without -tree (else only with -tree learned): false where the
     # learned tree has not yet beaten the fixed one it starts from
     learned_by_default: bool = True
+    # -treeUpdates -1 for a learned tree: REBUILD_BY_LINES or REBUILD_ONCE
+    # (classify/plan_rules.py says why); "" for a fixed tree
+    rebuilds: str = ""
+    # whether the labels' spread shapes the default tree (the wide root) and
+    # its reading (-scoring auto's mean): a tree softmax over learned groups
+    spread_shaped: bool = False
+    # whether autotune's search tries it where -loss is not given (single-
+    # label data; the PLT is the multi-label data's only choice)
+    autotuned: bool = False
+    # fastText 0.9's loss_name in its model files (io/fasttext_model.py), 0: none
+    fasttext_id: int = 0
 
     @property
     def has_tree(self):
         return bool(self.tree)
 
+    @property
+    def tree_softmax(self):
+        """A softmax over a tree (a flat softmax is a one-node tree): what
+        ``-scoring mean`` reads two ways."""
+        return self.kernel == KERNEL_TREE
+
+    @property
+    def fixed_huffman(self):
+        """fastText's hierarchical softmax: a Huffman tree never rebuilt."""
+        return self.tree == "huffman" and not self.learned
+
+
+REBUILD_BY_LINES, REBUILD_ONCE = "by-lines", "once"
 
 LOSSES = {loss.name: loss for loss in (
-    Loss("softmax", KERNEL_TREE, "flat", 0, False, "flat softmax over all labels"),
+    Loss("softmax", KERNEL_TREE, "flat", 0, False, "flat softmax over all labels",
+         autotuned=True, fasttext_id=3),
     Loss("hs", KERNEL_TREE, "huffman", 2, False,
-         "hierarchical softmax over a Huffman tree (fastText's hs; -arity M: M-ary)"),
+         "hierarchical softmax over a Huffman tree (fastText's hs; -arity M: M-ary)",
+         fasttext_id=1),
     Loss("tree", KERNEL_TREE, "huffman", 0, True,
          "learned M-ary tree (Jernite et al. 2017), from the M-ary Huffman tree; "
          "by default about sqrt(labels)-ary, frequent labels nearer the root (labels/5-ary, "
-         "two levels, for equally frequent, many-lined labels)"),
-    Loss("ova", KERNEL_OVA, "", 0, False, "one-vs-all: an independent sigmoid per label"),
-    Loss("ns", KERNEL_NS, "", 0, False, "negative sampling over labels (-neg)"),
+         "two levels, for equally frequent, many-lined labels)",
+         rebuilds=REBUILD_BY_LINES, spread_shaped=True, autotuned=True),
+    Loss("ova", KERNEL_OVA, "", 0, False, "one-vs-all: an independent sigmoid per label",
+         fasttext_id=4),
+    Loss("ns", KERNEL_NS, "", 0, False, "negative sampling over labels (-neg)",
+         fasttext_id=2),
     # fixed Huffman tree by default: the learned PLT measured below it
     # (docs/benchmarks-multilabel.md; cooking valid 0.612-0.613 vs 0.619-0.621)
     Loss("plt", KERNEL_PLT, "huffman", 0, True,
          "probabilistic label tree for multi-label data (a sigmoid per node, every label "
          "of a line trained; predict-prob gives each label's own probability): the M-ary "
          "Huffman tree, or -tree learned|random|cluster; arity as -loss tree",
-         learned_by_default=False),
+         learned_by_default=False, rebuilds=REBUILD_ONCE),
 )}
 
 # Accepted spellings that are not names of their own.

@@ -240,6 +240,12 @@ class TokenCounter:
     def add(self, data):
         self._arrays = list(tk.count_more(data, *self._arrays, self._state))
 
+    def table(self):
+        """``(slots, entry_hash, entry_off, entry_len, pool)``: the count's
+        hash table so far (``table.table_find`` looks a token up in it)."""
+        slots, entry_off, entry_len, entry_hash, _, pool = self._arrays
+        return slots, entry_hash, entry_off, entry_len, pool
+
     def counted(self):
         """``(entry_off, entry_len, counts, pool)``, as count_tokens."""
         _, entry_off, entry_len, _, counts, pool = self._arrays

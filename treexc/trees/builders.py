@@ -18,7 +18,6 @@ Learned trees start from one of these and are rebuilt by
 ``trees.learner.TreeLearner``.
 """
 
-import math
 
 import numpy as np
 
@@ -127,22 +126,3 @@ def balanced_tree(ordered_labels, arity, depth, n_labels):
 
     build(np.asarray(ordered_labels), 0)
     return tree_from_children(np.array(rows), n_labels)
-
-
-def fit_arity(vocab_size, depth):
-    """Smallest arity M >= 2 with M ** depth >= vocab_size."""
-    m = max(2, int(math.ceil(vocab_size ** (1.0 / depth))) - 1)
-    while m ** depth < vocab_size:
-        m += 1
-    return m
-
-
-def fit_depth(n_labels, arity):
-    """The least depth whose complete ``arity``-ary tree holds every label.
-    On gutenberg_books and wn_hypernym (docs/trees.md) this tight limit
-    trained better learned trees than no limit, whose greedy grew deep,
-    lopsided trees."""
-    depth = 1
-    while arity ** depth < n_labels:
-        depth += 1
-    return depth

@@ -71,6 +71,25 @@ def balanced_internal_nodes(n_labels, arity, depth):
     return sum(-(-max(n_labels, 1) // arity ** level) for level in range(1, depth + 1))
 
 
+def fit_arity(vocab_size, depth):
+    """Smallest arity M >= 2 with M ** depth >= vocab_size."""
+    m = max(2, int(math.ceil(vocab_size ** (1.0 / depth))) - 1)
+    while m ** depth < vocab_size:
+        m += 1
+    return m
+
+
+def fit_depth(n_labels, arity):
+    """The least depth whose complete ``arity``-ary tree holds every label.
+    On gutenberg_books and wn_hypernym (docs/trees.md) this tight limit
+    trained better learned trees than no limit, whose greedy grew deep,
+    lopsided trees."""
+    depth = 1
+    while arity ** depth < n_labels:
+        depth += 1
+    return depth
+
+
 def rebuild_memory_parts(threads, positions, n_labels, arity, flags):
     """A learned tree's (``trees.learner``, ``trees.assign_kernels``): the
     statistics, one float32 per child slot and a count per path position,

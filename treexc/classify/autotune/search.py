@@ -31,16 +31,12 @@ from ...io.textio import display_name, read_text
 from ...options import flag_names
 from ...runtime import SilentReporter
 from ...text.dictionary import build_dictionary
-from ..default_rate import default_rate
+from ...loss.registry import KERNEL_PLT, LOSSES
 from ..meter import Meter
-from ..options import (
-    AUTO_PLT_MIN_LABELS_PER_LINE,
-    Args,
-    parse_metric,
-    validate,
-)
+from ..options import Args, parse_metric, validate
+from ..plan import default_rate
+from ..plan_rules import AUTO_PLT_MIN_LABELS_PER_LINE, AUTO_SOFTMAX_MAX_LABELS, default_tree_arity
 from ..training import train_supervised
-from ..tree_shape import AUTO_SOFTMAX_MAX_LABELS, default_tree_arity
 
 ETA = 3             # each rung keeps the best third, and trains it 3x longer
 RUNGS = 3           # epoch fractions 1/9, 1/3, 1
@@ -105,7 +101,7 @@ class Search:
         corpus = dictionary.encode(data)
         corpus.drop_bare_lines(dictionary.eos_id(), last_piece=True)
         self.labels_per_line = corpus.labels_per_line
-        self.default_lr, _ = default_rate(dictionary.label_counts)  # what -lr 0 trains at
+        self.default_lr = default_rate(dictionary.label_counts).value  # what -lr 0 trains at
         del data, corpus
         labels = dictionary.labels()
         self.n_labels = len(labels)
@@ -135,11 +131,14 @@ class Search:
         if "loss" in self.manual or "tree" in self.manual:
             return [self.base.loss]
         if self.labels_per_line >= AUTO_PLT_MIN_LABELS_PER_LINE:
-            return ["plt"]  # multi-label data: -loss auto's choice, for the same reason
+            # multi-label data: -loss auto's choice, for the same reason
+            return [name for name, entry in LOSSES.items() if entry.kernel == KERNEL_PLT]
+        searched = [name for name, entry in LOSSES.items() if entry.autotuned]
         if self.n_labels < MIN_LABELS_FOR_TREE:
-            return ["softmax"]
+            return [name for name in searched if LOSSES[name].tree == "flat"]
         # above the auto rule's limit the flat softmax costs too much per trial
-        return ["softmax", "tree"] if self.n_labels <= AUTO_SOFTMAX_MAX_LABELS else ["tree"]
+        return [name for name in searched
+                if self.n_labels <= AUTO_SOFTMAX_MAX_LABELS or LOSSES[name].tree != "flat"]
 
     def log_uniform(self, lo, hi):
         return float(np.exp(self.rng.uniform(np.log(lo), np.log(hi))))
@@ -205,13 +204,13 @@ class Search:
         """The Args of ``point`` trained at ``rung`` (its share of the epochs)."""
         args = dataclasses.replace(self.base, **point, verbose=0)
         args.epoch = max(1, round(point["epoch"] * ETA ** (rung - RUNGS + 1)))
-        if args.loss == "tree" and "tree" not in self.manual:
+        # a searched learned tree takes the point's shape; another loss its own
+        # (arity 0: the plan's)
+        if searched_shape(args.loss) and "tree" not in self.manual:
             args.tree = ""
-        elif args.loss != "tree" and "arity" not in self.manual:
+        elif not searched_shape(args.loss) and "arity" not in self.manual:
             args.arity = 0
             args.maxDepth = self.base.maxDepth
-            if args.loss != "auto":
-                args.arity = args.effective_arity()
         if args.wordNgrams <= 1 and args.maxn == 0:
             args.bucket = 0
         return validate(args)
@@ -393,10 +392,17 @@ def is_ctrl_c(e):
         signal.SIGINT
 
 
+def searched_shape(loss_name):
+    """Whether the search draws the tree's arity and depth for this loss: a
+    learned tree it searches (``autotuned`` in loss/registry.py)."""
+    entry = LOSSES.get(loss_name)
+    return entry is not None and entry.autotuned and entry.learned
+
+
 def flags_text(args):
     """The searched flags of ``args``, as a command line's."""
     parts = [f"-loss {args.loss}"]
-    if args.loss == "tree":
+    if searched_shape(args.loss):
         parts.append(f"-arity {args.arity} -depth {args.maxDepth}")
     parts.append(f"-lr {args.lr:.4g} -epoch {args.epoch} -dim {args.dim} "
                  f"-wordNgrams {args.wordNgrams} -minn {args.minn} -maxn {args.maxn} "

@@ -1,0 +1,142 @@
+"""The classifier's plan (classify/plan.py), table-driven over synthetic
+label statistics: one row per rule and per interaction of rules, each
+naming the fields it checks as ``field: (value, rule)``.  No training,
+no file: the plan is a pure function of the typed flags and the counts."""
+
+import pytest
+
+from treexc.classify.options import make_args
+from treexc.classify.plan import GIVEN, LabelStats, plan
+from treexc.classify.plan_rules import RULES
+from treexc.errors import TreexcError
+
+EVEN = [50] * 2972                        # evenness 1, median 50: a wide root's labels
+FEW_LINED = [5] * 5000                    # even but a median of 5; above 4,096 labels
+UNEVEN = [10 ** 5 // r for r in range(1, 1001)]   # evenness 0.18: not Zipf, not even
+ZIPF = [10 ** 7 // r for r in range(1, 10001)]    # evenness 0.074
+FOUR = [100] * 4
+FIFTY = [5] * 50
+
+ROWS = [
+    # -loss auto
+    ("auto: few labels, the flat softmax", {}, UNEVEN, 1.0,
+     {"loss": ("softmax", "auto-softmax"), "arity": (20, "loss-own"),
+      "tree_updates": (50, "no-learned-tree"), "scoring": ("tree", "scoring-tree"),
+      "lr": (0.5, "default-rate"), "halvings": (5, "halve-on-divergence"),
+      "lr_hold": (0.0, "linear-decay"), "mass_cap": (0.0, "no-mass-cap")}),
+    ("auto: many labels, the learned tree", {}, FEW_LINED, 1.0,
+     {"loss": ("tree", "auto-tree"), "arity": (71, "learned-arity"),
+      "depth": (-1, "depth-auto"), "mass_cap": (1.0, "mass-cap"),
+      "tree_updates": (1, "rebuilds-by-lines"), "scoring": ("tree", "scoring-tree"),
+      "lr_hold": (0.5, "learned-schedule")}),
+    ("auto: multi-label, the PLT (a fixed Huffman tree)", {}, UNEVEN, 2.0,
+     {"loss": ("plt", "auto-plt"), "tree": ("", "loss-own"), "arity": (32, "learned-arity"),
+      "tree_updates": (1, "plt-once"), "lr_hold": (0.0, "linear-decay")}),
+    ("auto: multi-label beats -tree", {"tree": "learned"}, UNEVEN, 1.5,
+     {"loss": ("plt", "auto-plt"), "tree": ("learned", GIVEN),
+      "lr_hold": (0.5, "learned-schedule")}),
+    ("auto: -tree huffman is hs", {"tree": "huffman"}, UNEVEN, 1.0,
+     {"loss": ("hs", "auto-tree-flag"), "tree": ("", "loss-own"), "arity": (2, "loss-own")}),
+    ("auto: -tree random is a fixed tree", {"tree": "random"}, FIFTY, 1.0,
+     {"loss": ("tree", "auto-tree-flag"), "tree": ("random", GIVEN),
+      "arity": (8, "learned-arity"), "lr_hold": (0.0, "linear-decay")}),
+    ("auto: -arity asks for a tree; its depth fits it", {"arity": 8}, UNEVEN, 1.0,
+     {"loss": ("tree", "auto-arity-flag"), "arity": (8, GIVEN),
+      "depth": (4, "depth-fit-arity"), "mass_cap": (0.0, "no-mass-cap")}),
+    # the shape of a tree softmax
+    ("even, many-lined labels: the wide root and the mean", {"loss": "tree"}, EVEN, 1.0,
+     {"arity": (595, "wide-root"), "depth": (2, "wide-root"), "mass_cap": (0.0, "no-mass-cap"),
+      "tree_updates": (4, "rebuilds-by-lines"), "scoring": ("mean", "scoring-mean")}),
+    ("-depth 2 loses the wide root and the mass cap", {"loss": "tree", "depth": 2}, EVEN,
+     1.0, {"arity": (55, "learned-arity"), "depth": (2, GIVEN), "mass_cap": (0.0, "no-mass-cap"),
+           "scoring": ("mean", "scoring-mean")}),
+    ("-arity 20 (Table 2): the least depth, no cap", {"loss": "tree", "arity": 20}, EVEN,
+     1.0, {"arity": (20, GIVEN), "depth": (3, "depth-fit-arity"),
+           "mass_cap": (0.0, "no-mass-cap"), "scoring": ("mean", "scoring-mean")}),
+    ("-arity with -depth: both kept", {"loss": "tree", "arity": 20, "depth": 5}, EVEN, 1.0,
+     {"depth": (5, GIVEN), "mass_cap": (0.0, "no-mass-cap")}),
+    ("-depth 0: no limit and no cap", {"loss": "tree", "depth": 0}, UNEVEN, 1.0,
+     {"depth": (0, GIVEN), "mass_cap": (0.0, "no-mass-cap"), "arity": (32, "learned-arity")}),
+    ("uneven labels: sqrt(labels), the mass cap, the tree's reading", {"loss": "tree"},
+     UNEVEN, 1.0, {"arity": (32, "learned-arity"), "depth": (-1, "depth-auto"),
+                   "mass_cap": (1.0, "mass-cap"), "scoring": ("tree", "scoring-tree")}),
+    ("a few labels: one node, nothing to rebuild", {"loss": "tree"}, FOUR, 1.0,
+     {"arity": (4, "one-node"), "tree_updates": (0, "one-node"),
+      "lr_hold": (0.0, "linear-decay"), "scoring": ("tree", "scoring-tree")}),
+    ("a tree wider than its labels is cut to them", {"loss": "hs", "arity": 100000}, FIFTY,
+     1.0, {"arity": (50, "arity-clamp"), "tree_updates": (50, "no-learned-tree")}),
+    ("a clamped learned tree is one node", {"loss": "tree", "arity": 64}, FIFTY, 1.0,
+     {"arity": (50, "arity-clamp"), "depth": (1, "depth-fit-arity"),
+      "tree_updates": (0, "one-node")}),
+    ("rebuilds: at most TREE_UPDATES", {"loss": "tree", "epoch": 100}, [10 ** 5] * 30, 1.0,
+     {"tree_updates": (50, "rebuilds-by-lines")}),
+    ("rebuilds count lines, not label occurrences", {"loss": "tree", "epoch": 1},
+     [360] * 10, 3.0, {"tree_updates": (2, "rebuilds-by-lines")}),
+    ("-treeUpdates given", {"loss": "tree", "treeUpdates": 7}, UNEVEN, 1.0,
+     {"tree_updates": (7, GIVEN), "lr_hold": (0.5, "learned-schedule")}),
+    ("-treeUpdates 0: no learning, fastText's schedule", {"loss": "tree", "treeUpdates": 0},
+     UNEVEN, 1.0, {"tree_updates": (0, GIVEN), "lr_hold": (0.0, "linear-decay")}),
+    ("the PLT learned on request", {"loss": "plt", "tree": "learned"}, UNEVEN, 2.0,
+     {"tree_updates": (1, "plt-once"), "lr_hold": (0.5, "learned-schedule")}),
+    ("one-vs-all has no tree", {"loss": "ova"}, UNEVEN, 1.0,
+     {"arity": (20, "loss-own"), "tree": ("", "loss-own"), "scoring": ("tree", "scoring-tree")}),
+    # the reading
+    ("-scoring mean past its label limit: kept, and said", {"loss": "tree", "scoring": "mean"},
+     [50] * 30000, 1.0, {"scoring": ("mean", "scoring-mean-given")}),
+    ("-scoring tree given", {"loss": "tree", "scoring": "tree"}, EVEN, 1.0,
+     {"scoring": ("tree", GIVEN), "arity": (595, "wide-root")}),
+    ("a binary tree has no mean", {"loss": "tree", "arity": 2}, EVEN, 1.0,
+     {"scoring": ("tree", "scoring-tree")}),
+    # the rate
+    ("-lr 0 on Zipf-distributed labels: 0.1", {}, ZIPF, 1.0,
+     {"lr": (0.1, "zipf-rate"), "halvings": (5, "halve-on-divergence")}),
+    ("a given rate is kept, never halved", {"lr": 0.3}, ZIPF, 1.0,
+     {"lr": (0.3, GIVEN), "halvings": (0, GIVEN)}),
+]
+
+
+@pytest.mark.parametrize("flags,counts,per_line,expected",
+                         [row[1:] for row in ROWS], ids=[row[0] for row in ROWS])
+def test_plan_row(flags, counts, per_line, expected):
+    planned = plan(make_args(input="x", **flags), LabelStats.of(counts, per_line))
+    got = {field: (getattr(planned, field).value, getattr(planned, field).rule)
+           for field in expected}
+    assert got == expected
+
+
+def test_every_rule_is_a_row_of_the_table_and_the_table_has_no_dead_rows():
+    names = [rule.name for rule in RULES]
+    assert len(names) == len(set(names))
+    used = set()
+    for _, flags, counts, per_line, _ in ROWS:
+        for _, choice in plan(make_args(input="x", **flags),
+                              LabelStats.of(counts, per_line)).items():
+            used.add(choice.rule)
+            assert choice.why, choice
+    assert used - {GIVEN} <= set(names), used - set(names)
+    assert set(names) <= used, set(names) - used  # each rule fires in some row
+
+
+def test_the_options_stay_as_typed_and_the_plan_gives_the_trained_ones():
+    typed = make_args(input="x", loss="tree")
+    planned = plan(typed, LabelStats.of(EVEN))
+    assert (typed.arity, typed.maxDepth, typed.treeUpdates, typed.lr) == (0, -1, -1, 0.0)
+    trained = planned.args(typed)
+    assert (trained.arity, trained.maxDepth, trained.treeUpdates, trained.scoring,
+            trained.lr) == (595, 2, 4, "mean", 0.5)
+    assert planned.header()["arity"] == [595, "wide-root", planned.arity.why]
+    assert any(line.startswith("arity ") and "wide-root" in line for line in planned.lines())
+
+
+def test_the_lines_training_says_are_the_rules_that_chose_something():
+    said = plan(make_args(input="x"), LabelStats.of(ZIPF)).report()
+    assert said == ["output layer: tree of arity 100 (-loss auto: 10000 labels > 4096)",
+                    "learning rate: 0.1 (-lr 0: Zipf-distributed labels, evenness 0.074 < "
+                    "0.12; 0.5 otherwise)"]
+    assert plan(make_args(input="x", loss="softmax", lr=0.5), LabelStats.of(UNEVEN)).report() \
+        == []
+
+
+def test_mean_scoring_needs_a_tree_softmax():
+    with pytest.raises(TreexcError, match="-loss auto chose plt, not a tree softmax"):
+        plan(make_args(input="x", scoring="mean"), LabelStats.of(UNEVEN, 2.0))

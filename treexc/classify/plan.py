@@ -1,0 +1,316 @@
+"""The classifier's plan: what model a run trains, resolved once from what
+the user typed (``Args``) and the label statistics of the counting pass,
+before anything is built.
+
+:func:`plan` is a pure function; every field of the :class:`Plan` it
+returns carries its value, the rule that set it (a name of
+``plan_rules.RULES``, or ``given``) and a one-line reason.  Training, the
+memory check, the session and saving read the plan (``Plan.args`` gives
+the options the model is trained and saved with); ``treexc supervised
+-plan`` prints it without training.
+"""
+
+import math
+from dataclasses import dataclass, fields, replace
+
+from ..loss.registry import AUTO, REBUILD_BY_LINES, REBUILD_ONCE, loss
+from ..options import bad_option
+from ..trees.capacity import fit_depth
+from .plan_rules import (
+    AUTO_PLT_MIN_LABELS_PER_LINE,
+    AUTO_SOFTMAX_MAX_LABELS,
+    DEFAULT_LR,
+    DEFAULT_LR_HALVINGS,
+    LEARNED_LR_HOLD,
+    MASS_SLACK,
+    PLT_TREE_UPDATES,
+    SCORING_MEAN,
+    SCORING_MEAN_MAX_LABELS,
+    STATS_PER_REBUILD,
+    TREE_UPDATES,
+    UNUSED_ARITY,
+    WIDE_ROOT_MIN_EVENNESS,
+    WIDE_ROOT_MIN_MEDIAN_COUNT,
+    ZIPF_LR,
+    ZIPF_MAX_EVENNESS,
+    even_and_many_lined,
+    label_spread,
+    learned_tree_arity,
+    usual_tree,
+    wide_root_arity,
+)
+
+GIVEN = "given"  # the rule of a field the user set
+
+
+@dataclass(frozen=True)
+class LabelStats:
+    """What the counting pass knows of the labels: their counts (training
+    occurrences, in the dictionary's order) and the mean number of distinct
+    labels of a labelled line."""
+    label_counts: tuple
+    labels_per_line: float = 1.0
+
+    @property
+    def n_labels(self):
+        return len(self.label_counts)
+
+    @classmethod
+    def of(cls, label_counts, labels_per_line=1.0):
+        return cls(tuple(int(c) for c in label_counts), float(labels_per_line))
+
+
+@dataclass(frozen=True)
+class Choice:
+    value: object
+    rule: str
+    why: str
+
+
+@dataclass(frozen=True)
+class Plan:
+    loss: Choice
+    tree: Choice          # "" = the loss's own (what model files save)
+    arity: Choice
+    depth: Choice         # -depth: -1 the default (no limit, mass cap), 0 no limit
+    mass_cap: Choice      # a subtree's share of its parent's label mass (0: none)
+    tree_updates: Choice  # rebuilds in all, in the first half of training
+    scoring: Choice       # tree or mean
+    lr: Choice
+    lr_hold: Choice       # fraction of training at a constant rate
+    halvings: Choice      # times the rate is halved while training diverges
+
+    @property
+    def learns_tree(self):
+        """Whether training rebuilds the tree (AssignLabels)."""
+        entry = loss(self.loss.value)
+        tree = self.tree.value
+        return (entry.learned and self.tree_updates.value > 0
+                and (tree == "learned" or (tree == "" and entry.learned_by_default)))
+
+    def args(self, typed):
+        """The options the model is trained and saved with: ``typed``
+        with the planned values in place of the automatic ones."""
+        return replace(typed, loss=self.loss.value, tree=self.tree.value,
+                       arity=self.arity.value, maxDepth=self.depth.value,
+                       treeUpdates=self.tree_updates.value, scoring=self.scoring.value,
+                       lr=self.lr.value)
+
+    def items(self):
+        """``(field, Choice)`` in the plan's order."""
+        return [(f.name, getattr(self, f.name)) for f in fields(self)]
+
+    def report(self):
+        """The lines training prints: the rules that chose something worth
+        saying (a loss, a shape, a reading or a rate other than the usual)."""
+        return [c.why for _, c in self.items() if c.rule in SAID]
+
+    def lines(self):
+        """Every field, its value, rule and reason: ``-plan``'s output."""
+        return [f"{name:<13} {_shown(c.value):<9} {c.rule:<19} {c.why}"
+                for name, c in self.items()]
+
+    def header(self):
+        """The plan as saved in a model file: ``{field: [value, rule, why]}``."""
+        return {name: [c.value, c.rule, c.why] for name, c in self.items()}
+
+
+def stored_plan(saved):
+    """The ``{field: [value, rule, why]}`` of a model file's header, checked
+    (an untrusted file: ``ValueError`` unless it is what :meth:`Plan.header`
+    writes); None for a file saved without one."""
+    if saved is None:
+        return None
+    names = [f.name for f in fields(Plan)]
+    if not isinstance(saved, dict) or list(saved) != names or not all(
+            isinstance(v, list) and len(v) == 3 and isinstance(v[0], (int, float, str))
+            and isinstance(v[1], str) and isinstance(v[2], str) for v in saved.values()):
+        raise ValueError("plan")
+    return saved
+
+
+def plan_lines(saved):
+    """``dump args``'s lines of a stored plan: ``plan FIELD VALUE RULE: WHY``."""
+    return [f"plan {name} {_shown(value)} {rule}: {why}"
+            for name, (value, rule, why) in saved.items()]
+
+
+def _shown(value):
+    return repr(value) if value == "" else f"{value:g}" if isinstance(value, float) else str(value)
+
+
+# rules whose line training prints (the others are said by -plan and the model's header)
+SAID = ("auto-plt", "auto-tree-flag", "auto-arity-flag", "auto-softmax", "auto-tree",
+        "wide-root", "arity-clamp", "scoring-mean", "scoring-mean-given", "zipf-rate")
+
+
+def plan(args, stats):
+    """The :class:`Plan` of a run of ``args`` (what the user typed, checked
+    by ``options.validate``) on labels of ``stats`` (:class:`LabelStats`)."""
+    n_labels = stats.n_labels
+    loss_choice, tree = _loss(args, stats)
+    name = loss_choice.value
+    entry = loss(name)
+    # the label counts' spread decides a tree softmax's shape and reading
+    spread = label_spread(stats.label_counts) if entry.spread_shaped else None
+    arity, depth = _shape(args, entry, stats, spread)
+    if loss_choice.rule != GIVEN:
+        shown = f" of arity {arity.value}" if entry.tree != "flat" else ""
+        loss_choice = replace(loss_choice, why=f"output layer: {name}{shown} (-loss auto: "
+                                               f"{loss_choice.why})")
+    updates = _tree_updates(args, entry, stats, arity.value)
+    mass = (Choice(MASS_SLACK, "mass-cap", f"-depth -1: no depth limit, a subtree holds at "
+                   f"most {MASS_SLACK:g}/arity of its parent's label occurrences")
+            if depth.value == -1 and entry.learned else
+            Choice(0.0, "no-mass-cap", "a depth limit, or no learned tree: no mass cap"))
+    scoring = _scoring(args, name, n_labels, arity.value, spread)
+    lr, halvings = _rate(args, stats)
+    partial = Plan(loss_choice, tree, arity, depth, mass, updates, scoring, lr,
+                   Choice(0.0, "", ""), halvings)
+    hold = (Choice(LEARNED_LR_HOLD, "learned-schedule", f"a learned tree: the rate held for "
+                   f"the first {LEARNED_LR_HOLD:g} of training while the tree is learned, "
+                   "then decaying")
+            if partial.learns_tree else
+            Choice(0.0, "linear-decay", "fastText's schedule: the rate decays linearly"))
+    return replace(partial, lr_hold=hold)
+
+
+def _loss(args, stats):
+    """``(loss, tree)`` Choices: ``-loss auto``'s choice of the loss, and
+    the tree ("" where it is the loss's own)."""
+    if args.loss != AUTO:
+        tree = Choice(args.tree, GIVEN if args.tree else "loss-own",
+                      f"-tree {args.tree}" if args.tree else
+                      f"the tree of -loss {args.loss} ({usual_tree(args.loss) or 'none'})")
+        return Choice(args.loss, GIVEN, f"-loss {args.loss}"), tree
+    n_labels, per_line = stats.n_labels, stats.labels_per_line
+    if per_line >= AUTO_PLT_MIN_LABELS_PER_LINE:
+        name, rule, why = "plt", "auto-plt", (f"{per_line:.2f} labels a line >= "
+                                              f"{AUTO_PLT_MIN_LABELS_PER_LINE}: multi-label")
+    elif args.tree:
+        name = "hs" if args.tree == "huffman" else "tree"
+        rule, why = "auto-tree-flag", f"-tree {args.tree} given"
+    elif args.arity:
+        name, rule, why = "tree", "auto-arity-flag", f"-arity {args.arity} given"
+    elif n_labels <= AUTO_SOFTMAX_MAX_LABELS:
+        name, rule, why = "softmax", "auto-softmax", f"{n_labels} labels <= " \
+                                                     f"{AUTO_SOFTMAX_MAX_LABELS}"
+    else:
+        name, rule, why = "tree", "auto-tree", f"{n_labels} labels > {AUTO_SOFTMAX_MAX_LABELS}"
+    # stored as with -loss given (options.choose_tree)
+    tree_name = "" if args.tree == usual_tree(name) else args.tree
+    tree = Choice(tree_name, GIVEN if tree_name else "loss-own",
+                  f"-tree {tree_name}" if tree_name else f"the tree of -loss {name}")
+    # the line says the arity too, which the shape rules set after (plan)
+    return Choice(name, rule, why), tree
+
+
+def _shape(args, entry, stats, spread):
+    """``(arity, depth)`` Choices: the wide root, a learned tree's default
+    arity, the loss's own, the clamp to the labels."""
+    n_labels = stats.n_labels
+    depth = (Choice(args.maxDepth, GIVEN, f"-depth {args.maxDepth}") if args.maxDepth != -1
+             else Choice(-1, "depth-auto", "no depth limit (the mass cap shapes depth)")
+             if entry.learned else Choice(-1, "loss-own", "no learned tree to limit"))
+    wide = 0
+    if spread is not None and not args.arity and args.maxDepth == -1:
+        wide = wide_root_arity(stats.label_counts, spread)
+    if wide:
+        evenness, median = spread
+        why = (f"tree shape: arity {wide}, depth 2 (labels about equally frequent, "
+               f"evenness {evenness:.2f} >= {WIDE_ROOT_MIN_EVENNESS}, and many-lined, "
+               f"median {median:g} >= {WIDE_ROOT_MIN_MEDIAN_COUNT}: a wide root)")
+        return Choice(wide, "wide-root", why), Choice(2, "wide-root", why)
+    if args.arity:
+        arity = Choice(args.arity, GIVEN, f"-arity {args.arity}")
+    elif entry.learned:
+        levels = args.maxDepth if args.maxDepth > 0 else 2
+        value = learned_tree_arity(n_labels, levels)
+        arity = (Choice(value, "one-node", f"{n_labels} labels: a tree of one node (the flat "
+                        "softmax) saves nothing over a deeper one")
+                 if value >= n_labels else
+                 Choice(value, "learned-arity", f"the least M with M^{levels} >= {n_labels} "
+                        "labels"))
+    else:
+        value = entry.arity or UNUSED_ARITY
+        arity = Choice(value, "loss-own", f"-loss {entry.name}'s arity" if entry.arity else
+                       "no tree of arity: the value model files have always saved (unused)")
+    widest = max(2, n_labels)
+    if entry.tree not in ("", "flat") and arity.value > widest:
+        arity = Choice(widest, "arity-clamp", f"tree arity: {widest} ({n_labels} labels fill "
+                       f"at most {widest} slots of a node, not {arity.value})")
+    if args.arity and args.maxDepth == -1 and entry.rebuilds == REBUILD_BY_LINES \
+            and args.tree in ("", "learned"):
+        levels = fit_depth(n_labels, arity.value)
+        depth = Choice(levels, "depth-fit-arity", f"-arity {args.arity} given: the least depth "
+                       f"that holds {n_labels} labels, no mass cap")
+    return arity, depth
+
+
+def _tree_updates(args, entry, stats, arity):
+    """-treeUpdates -1: none for a tree of one node, once for a PLT, one
+    per :data:`STATS_PER_REBUILD` lines a label for a tree softmax."""
+    if args.treeUpdates != -1:
+        return Choice(args.treeUpdates, GIVEN, f"-treeUpdates {args.treeUpdates}")
+    n_labels = stats.n_labels
+    if entry.learned and 0 < n_labels <= arity:
+        return Choice(0, "one-node", "a tree of one node: AssignLabels could only reorder "
+                      "its slots")
+    if entry.rebuilds == REBUILD_ONCE:
+        return Choice(PLT_TREE_UPDATES, "plt-once", "a probabilistic label tree: rebuilt "
+                      "once, from the first half's statistics")
+    if entry.rebuilds != REBUILD_BY_LINES:
+        return Choice(TREE_UPDATES, "no-learned-tree", "no learned tree (the value model "
+                      "files have always saved)")
+    lines = math.fsum(stats.label_counts) / max(stats.labels_per_line, 1.0)
+    per_label = lines * args.epoch / 2 / max(n_labels, 1)
+    value = int(min(TREE_UPDATES, max(1, per_label // STATS_PER_REBUILD)))
+    return Choice(value, "rebuilds-by-lines", f"{per_label:.0f} lines a label in the first "
+                  f"half: one rebuild per {STATS_PER_REBUILD}, 1 to {TREE_UPDATES}")
+
+
+def _scoring(args, name, n_labels, arity, spread):
+    """-scoring auto: the mean of the two readings for a learned tree of
+    arity above 2 and several nodes on even, many-lined labels."""
+    if args.scoring == SCORING_MEAN and not loss(name).tree_softmax:
+        bad_option("scoring", args.scoring, f"-loss auto chose {name}, not a tree softmax "
+                   "(give -loss tree)")
+    if args.scoring == SCORING_MEAN and n_labels > SCORING_MEAN_MAX_LABELS:
+        return Choice(SCORING_MEAN, "scoring-mean-given", (
+            f"scoring: mean, as asked: every prediction scores all {n_labels:,} labels, as "
+            f"slow as a flat softmax (-scoring auto keeps the tree's own answers above "
+            f"{SCORING_MEAN_MAX_LABELS:,} labels)"))
+    if args.scoring != "auto":
+        return Choice(args.scoring, GIVEN, f"-scoring {args.scoring}")
+    # a binary node is one sigmoid row (slot 0 has none): no path sums to a
+    # logit; a tree of one node reads the same both ways
+    if spread is None or n_labels > SCORING_MEAN_MAX_LABELS \
+            or not 2 < arity < n_labels or not even_and_many_lined(spread):
+        return Choice("tree", "scoring-tree", "the tree's own probabilities")
+    evenness, median = spread
+    return Choice(SCORING_MEAN, "scoring-mean", (
+        f"scoring: mean of the tree's and the flat reading's probabilities (labels about "
+        f"equally frequent, evenness {evenness:.2f}, and many-lined, median {median:g})"))
+
+
+def _rate(args, stats):
+    """``(lr, halvings)`` Choices: -lr 0's rate from the labels' evenness,
+    halved at most :data:`DEFAULT_LR_HALVINGS` times while it diverges."""
+    if args.lr:
+        return (Choice(args.lr, GIVEN, f"-lr {args.lr:g}"),
+                Choice(0, GIVEN, "a rate given is kept"))
+    halvings = Choice(DEFAULT_LR_HALVINGS, "halve-on-divergence", f"-lr 0: halved and "
+                      f"training started again while it diverges, at most "
+                      f"{DEFAULT_LR_HALVINGS} times")
+    return default_rate(stats.label_counts), halvings
+
+
+def default_rate(label_counts):
+    """The Choice of the rate ``-lr 0`` trains at for these label counts."""
+    evenness, _ = label_spread(label_counts)
+    if evenness >= ZIPF_MAX_EVENNESS:
+        return Choice(DEFAULT_LR, "default-rate", f"-lr 0: labels not Zipf-distributed "
+                      f"(evenness {evenness:.3f} >= {ZIPF_MAX_EVENNESS})")
+    return Choice(ZIPF_LR, "zipf-rate", (
+        f"learning rate: {ZIPF_LR:g} (-lr 0: Zipf-distributed labels, evenness "
+        f"{evenness:.3f} < {ZIPF_MAX_EVENNESS}; {DEFAULT_LR:g} otherwise)"))

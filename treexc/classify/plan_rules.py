@@ -1,0 +1,272 @@
+"""The rules of the classifier's plan (``classify/plan.py``), each with its
+constants and the measurements that keep it: one table, :data:`RULES`,
+from which docs/defaults.md is written (``treexc/cli/defaults_doc.py``),
+and the label statistics the rules read (evenness, the median count, the
+learned tree's default arity).
+"""
+
+import math
+import statistics
+from dataclasses import dataclass
+
+from ..loss.registry import loss
+from ..options import TREES
+
+
+@dataclass(frozen=True)
+class Rule:
+    name: str        # as the plan's fields name it
+    sets: str        # the plan fields it sets
+    when: str        # when it fires
+    value: str       # what it sets them to
+    constants: tuple  # ((name, value), ...): the figures it reads
+    evidence: str    # why: the measurements (ablations) behind it
+
+
+# -- constants (RULES below says what each rule measured) -----------------------
+AUTO_PLT_MIN_LABELS_PER_LINE = 1.5
+AUTO_SOFTMAX_MAX_LABELS = 4096
+WIDE_ROOT_MIN_EVENNESS, WIDE_ROOT_MIN_MEDIAN_COUNT, WIDE_ROOT_SHARE = 0.8, 9, 5
+SCORING_MEAN = "mean"  # a model file's "scoring": the geometric mean of the two readings
+SCORING_MEAN_MAX_LABELS = WIDE_ROOT_SHARE * AUTO_SOFTMAX_MAX_LABELS
+TREE_UPDATES, PLT_TREE_UPDATES = 50, 1
+STATS_PER_REBUILD = 30
+MASS_SLACK = 1.0       # -depth -1: a subtree holds at most MASS_SLACK/arity of the parent's mass
+LEARNED_LR_HOLD = 0.5  # a learned tree: the rate constant for this fraction of training
+DEFAULT_LR, ZIPF_LR, ZIPF_MAX_EVENNESS = 0.5, 0.1, 0.12
+DEFAULT_LR_HALVINGS = 5
+UNUSED_ARITY = 20      # losses without a tree of arity: what their model files have saved
+
+
+def usual_tree(loss_name):
+    """The -tree a loss means when none is given: ``learned`` for a tree
+    rebuilt while training, else its starting tree's name."""
+    entry = loss(loss_name)
+    return "learned" if entry.learned and entry.learned_by_default else entry.tree
+
+
+def takes_tree(loss_name):
+    """Whether ``-tree`` can change the output tree of ``loss_name``
+    (``auto``: whichever loss it chooses)."""
+    return loss_name == "auto" or usual_tree(loss_name) in TREES
+
+
+def default_tree_arity(n_labels, depth=2):
+    """Arity of a learned tree when ``-arity`` is not given: the least M
+    with M^depth >= the number of labels (``depth`` = ``-depth`` when given,
+    else 2: about sqrt(labels)).  A node's classifier is linear in the
+    hidden vector: at well-trained flags two wide levels beat a deep 20-ary
+    tree (gutenberg_books +0.02 P@1 on valid) and tied on wn_hypernym;
+    wider than sqrt(labels) gained nothing but on even, many-lined labels
+    (:func:`wide_root_arity`; docs/trees.md)."""
+    depth = min(depth, 62)  # 2^62 leaves hold any label count (and -depth 2^31 stays cheap)
+    arity = max(2, int(max(n_labels, 1) ** (1.0 / depth)) - 1)
+    while arity ** depth < n_labels:
+        arity += 1
+    return arity
+
+
+def learned_tree_arity(n_labels, depth=2):
+    """A learned tree's arity when ``-arity`` is not given: that of
+    :func:`default_tree_arity`, but all the labels (a tree of one node: the
+    flat softmax) where that tree would save nothing, its paths crossing as
+    many slots as the labels: ``levels x M >= labels``, ``levels`` the
+    fewest that hold them (up to 6 labels at ``-depth 2``).  A one-node
+    tree has nothing to learn (rule ``one-node``); on agnews_testonly's
+    4 labels it is the more accurate (test P@1 medians of seeds 0-19 at the
+    default flags: 0.849 against the binary learned tree's 0.842 and the
+    binary Huffman tree's 0.847)."""
+    arity = default_tree_arity(n_labels, depth)
+    levels, held = 1, arity
+    while held < n_labels:
+        levels, held = levels + 1, held * arity
+    return max(n_labels, 2) if levels * arity >= n_labels else arity
+
+
+def label_spread(label_counts):
+    """``(evenness, median)`` of the label counts: exp(entropy of their
+    distribution) / labels (1.0 when every label is as frequent) and the
+    median count."""
+    counts = [c for c in label_counts if c > 0]
+    if not counts:
+        return 0.0, 0.0
+    total = float(sum(counts))
+    entropy = -sum(c / total * math.log(c / total) for c in counts)
+    return math.exp(entropy) / len(counts), float(statistics.median(counts))
+
+
+def even_and_many_lined(spread):
+    """Whether labels of this :func:`label_spread` are about equally frequent
+    and many-lined: the wide root's labels, and those a tree softmax answers
+    with its two readings (:data:`SCORING_MEAN`)."""
+    evenness, median = spread
+    return evenness >= WIDE_ROOT_MIN_EVENNESS and median >= WIDE_ROOT_MIN_MEDIAN_COUNT
+
+
+def wide_root_arity(label_counts, spread=None):
+    """The arity of a learned tree's wide root (two levels, see
+    :data:`WIDE_ROOT_SHARE`) for these label counts (``spread``: their
+    :func:`label_spread`, if already known), or 0 where the default
+    ``sqrt(labels)`` tree is the better one (or as wide: up to 25 labels)."""
+    if not even_and_many_lined(spread or label_spread(label_counts)):
+        return 0
+    n_labels = len(label_counts)
+    wide = min(-(-n_labels // WIDE_ROOT_SHARE), AUTO_SOFTMAX_MAX_LABELS)
+    return wide if wide > default_tree_arity(n_labels, 2) else 0
+
+
+# measured by benchmarks/ablate_rules.py; docs/defaults.md, "The Table 2 regression"
+TABLE2_EVIDENCE = (
+    "The mass cap was chosen for the default sqrt(labels)-ary tree (docs/trees.md); under "
+    "a given narrower arity it grows deep trees. gutenberg_books at the paper's Table 2 "
+    "flags (-arity 20 -dim 50 -lr 0.5 -epoch 5), test P@1, seed 0: no limit with the mass "
+    "cap 0.0996, the least depth (3) 0.136, no limit and no cap 0.047; fastText's softmax "
+    "0.118 at the same flags.")
+
+RULES = (
+    Rule("auto-plt", "loss", "-loss auto and lines have AUTO_PLT_MIN_LABELS_PER_LINE labels "
+         "or more on average", "plt (with the tree -tree names)",
+         (("AUTO_PLT_MIN_LABELS_PER_LINE", AUTO_PLT_MIN_LABELS_PER_LINE),),
+         "Lines with several labels are not exclusive: a probabilistic label tree estimates "
+         "each label's own probability (what P@k ranks by) where the softmax estimates that "
+         "of the one label drawn per update. cooking (2.3 labels a line) and debian_tags "
+         "(3.7) gain 0.10-0.18 P@1 at the default flags and 0.03-0.06 at tuned ones; "
+         "single-label sets are at 1.0 (wn_hypernym 1.02). docs/benchmarks-multilabel.md, "
+         "\"The default for multi-label data\"."),
+    Rule("auto-tree-flag", "loss", "-loss auto and -tree given", "hs for -tree huffman, "
+         "else tree", (), "A tree asked for by name is a tree's loss; nothing measured."),
+    Rule("auto-arity-flag", "loss", "-loss auto and -arity given", "tree", (),
+         "An arity asks for a tree; nothing measured."),
+    Rule("auto-softmax", "loss", "-loss auto, single-label, at most AUTO_SOFTMAX_MAX_LABELS "
+         "labels", "softmax", (("AUTO_SOFTMAX_MAX_LABELS", AUTO_SOFTMAX_MAX_LABELS),),
+         "At well-trained flags the flat softmax was the more accurate at every label count "
+         "measured (gutenberg_books cut to its 100 to 2,972 most frequent labels: 0.04-0.06 "
+         "P@1 better) for 1.6-8x the training time; up to 4,096 labels treexc's softmax "
+         "still trains faster than fastText's. docs/benchmarks-trees.md, \"Default loss\"."),
+    Rule("auto-tree", "loss", "-loss auto, single-label, more than AUTO_SOFTMAX_MAX_LABELS "
+         "labels", "tree", (("AUTO_SOFTMAX_MAX_LABELS", AUTO_SOFTMAX_MAX_LABELS),),
+         "Above it the flat softmax's cost per example grows with the labels; the learned "
+         "tree's with their logarithm."),
+    Rule("loss-own", "tree, arity", "-tree (or -arity, for a loss without a learned tree) "
+         "not given", "the loss's own tree ('' in model files); hs: arity 2; losses "
+         "without a tree of arity: UNUSED_ARITY", (("UNUSED_ARITY", UNUSED_ARITY),),
+         "fastText's hs is binary; the other value is unused (what model files save)."),
+    Rule("wide-root", "arity, depth", "-loss tree (spread_shaped), neither -arity nor "
+         "-depth given, evenness >= WIDE_ROOT_MIN_EVENNESS, median label count >= "
+         "WIDE_ROOT_MIN_MEDIAN_COUNT, and labels/WIDE_ROOT_SHARE wider than sqrt(labels)",
+         "arity ceil(labels / WIDE_ROOT_SHARE) (at most AUTO_SOFTMAX_MAX_LABELS), depth 2",
+         (("WIDE_ROOT_MIN_EVENNESS", WIDE_ROOT_MIN_EVENNESS),
+          ("WIDE_ROOT_MIN_MEDIAN_COUNT", WIDE_ROOT_MIN_MEDIAN_COUNT),
+          ("WIDE_ROOT_SHARE", WIDE_ROOT_SHARE)),
+         "A node's classifier is linear in the hidden vector: where labels are many-lined and "
+         "no frequency structure puts some alone near the root, wider groups win. Test P@1, "
+         "the sqrt(labels) tree -> the wide root (one thread, seeds 0 and 1): "
+         "gutenberg_books (evenness 0.97, median 79) 0.272, 0.273 -> 0.289, 0.294; its "
+         "training file cut to a quarter (0.95, 19; seed 0) 0.090 -> 0.097; a "
+         "book-of-a-paragraph set from gutenberg_lm (0.98, 150; not used to choose) 0.381, "
+         "0.380 -> 0.401, 0.403. Not where either is low: wn_hypernym's 1,000 commonest "
+         "labels (0.68, 19) +0.007, within noise, for 1.6 times the time; wn_hypernym (0.52, "
+         "4) -0.018; cooking (0.36, 14) -0.012; 3,000 next words (0.10, 56) level at 5x the "
+         "time. Thresholds: the geometric middles of the nearest sets either side. "
+         "docs/trees.md, \"A wide root for even, many-lined labels\"."),
+    Rule("learned-arity", "arity", "a learned tree (tree, plt), -arity not given, no wide "
+         "root", "the least M with M^D >= labels, D = -depth or 2", (),
+         "At well-trained flags two wide levels beat a deep 20-ary tree (gutenberg_books "
+         "+0.02 P@1 on valid) and tied on wn_hypernym; wider than sqrt(labels) gained "
+         "nothing but on even, many-lined labels (wide-root). docs/trees.md."),
+    Rule("one-node", "arity, tree_updates", "a learned tree whose levels x M >= labels "
+         "(up to 6 labels at depth 2)", "arity = labels (the flat softmax), no rebuilds", (),
+         "A one-node tree saves nothing and has nothing to learn; on agnews_testonly's 4 "
+         "labels it is the more accurate (test P@1 medians of seeds 0-19 at the default "
+         "flags: 0.849 against the binary learned tree's 0.842 and the binary Huffman "
+         "tree's 0.847)."),
+    Rule("arity-clamp", "arity", "a tree's arity wider than its labels", "the label count "
+         "(at least 2)", (), "Slots beyond the labels stay empty and each costs a row of "
+         "weights and of AssignLabels' statistics (-arity 100000 over 732 labels took 1.6 "
+         "GB); the tree built is the same less its empty slots."),
+    Rule("depth-auto", "depth", "-depth not given (-1) and no rule above", "no depth limit; "
+         "the starting tree the M-ary Huffman tree", (), "See mass-cap."),
+    Rule("depth-fit-arity", "depth", "-loss tree (rebuilds by-lines), -arity given, -depth "
+         "not given, the tree learned", "the least depth D with arity^D >= labels (the "
+         "labels dealt out evenly within it to start), no mass cap", (),
+         TABLE2_EVIDENCE),
+    Rule("mass-cap", "mass_cap", "a learned tree at -depth -1", "a subtree of several "
+         "labels holds at most MASS_SLACK/arity of its parent's label occurrences",
+         (("MASS_SLACK", MASS_SLACK),),
+         "Label frequency shapes depth as in a Huffman tree while the statistics shape the "
+         "grouping (docs/trees.md). Ablation at the Table 2 flags: docs/defaults.md's "
+         "\"The Table 2 regression\"."),
+    Rule("no-mass-cap", "mass_cap", "a depth given, or no learned tree", "0: no cap", (),
+         "A depth limit shapes the tree itself (-depth 0: neither limit nor cap)."),
+    Rule("rebuilds-by-lines", "tree_updates", "-treeUpdates -1 and a tree softmax "
+         "(rebuilds by-lines)", "one rebuild per STATS_PER_REBUILD lines a label in the "
+         "first half of training, 1 to TREE_UPDATES",
+         (("STATS_PER_REBUILD", STATS_PER_REBUILD), ("TREE_UPDATES", TREE_UPDATES)),
+         "A rebuild on a few lines a label moves labels by noise into slots whose rows "
+         "learnt others, and short runs do not recover: test P@1 at the default flags (5 "
+         "epochs), the rule against 50 rebuilds, medians of 3-5 seeds: cooking 0.562 / "
+         "0.543 (1 rebuild), wn_hypernym 0.285 / 0.274 (1), debian_tags 0.766 / 0.763 (3); "
+         "not used to choose: gutenberg_books 0.140 / 0.125 (6), its every fourth line "
+         "0.027 / 0.016 (1), the paragraphs' books 0.272 / 0.264 (11), 500K next words "
+         "0.102 / 0.102 (1). At the grids' flags: cooking at 25 epochs 0.601 / 0.584 (7), "
+         "gutenberg_books at 20 0.303 / 0.300 (24), but wn_hypernym at 10 0.298 / 0.306 "
+         "(1). docs/benchmarks-trees.md, \"How many rebuilds\"."),
+    Rule("plt-once", "tree_updates", "-treeUpdates -1 and a learned PLT (rebuilds once)",
+         "PLT_TREE_UPDATES", (("PLT_TREE_UPDATES", PLT_TREE_UPDATES),),
+         "cooking, seeds 1-10, P@1 median 0.625 against 0.608 with 50 rebuilds and 0.618 "
+         "for the Huffman tree it starts from (docs/benchmarks-multilabel.md, \"One "
+         "rebuild\")."),
+    Rule("no-learned-tree", "tree_updates", "-treeUpdates -1 and no learned tree",
+         "TREE_UPDATES (unused: what model files have always saved)", (), "Nothing to "
+         "rebuild."),
+    Rule("scoring-mean", "scoring", "-scoring auto, a learned tree softmax of arity above 2 "
+         "and several nodes, labels even and many-lined (as wide-root), at most "
+         "SCORING_MEAN_MAX_LABELS labels", "mean: the geometric mean of the tree's "
+         "probabilities and the flat softmax of its path scores",
+         (("SCORING_MEAN_MAX_LABELS", SCORING_MEAN_MAX_LABELS),),
+         "There a root slot's one row cannot say how well the input fits the labels under "
+         "it; the flat reading brings the group's own rows into the answer. "
+         "gutenberg_books, test P@1, tree -> mean: 595-ary wide root at -dim 100 0.2995 -> "
+         "0.3130 (the flat softmax: 0.316), at -dim 50 0.2917 -> 0.3027; 55-ary 0.2707 -> "
+         "0.2791; where labels are uneven or few-lined it loses (wn_hypernym 0.311 -> 0.291, "
+         "cooking 0.578 -> 0.509), and on a binary tree (agnews_testonly, 0.847 -> 0.797). "
+         "docs/trees.md, \"Two readings of one tree\"."),
+    Rule("scoring-mean-given", "scoring", "-scoring mean given over more than "
+         "SCORING_MEAN_MAX_LABELS labels", "mean, as asked (said: it costs a flat softmax "
+         "per prediction)", (("SCORING_MEAN_MAX_LABELS", SCORING_MEAN_MAX_LABELS),),
+         "The mean scores every node of the tree."),
+    Rule("scoring-tree", "scoring", "-scoring auto otherwise", "tree", (),
+         "The tree's own probabilities, at a tree's cost."),
+    Rule("default-rate", "lr", "-lr 0, labels not Zipf-distributed (evenness >= "
+         "ZIPF_MAX_EVENNESS)", "DEFAULT_LR", (("DEFAULT_LR", DEFAULT_LR),),
+         "fastText's 0.1 under-trains with its own 5 epochs: valid P@1 at the default "
+         "flags, -lr 0.1 / 0.25 / 0.5 / 1.0: cooking 0.364 / 0.575 / 0.645 / 0.509, "
+         "debian_tags 0.771 / 0.820 / 0.824 / 0.824, agnews_testonly 0.714 / 0.867 / 0.884 "
+         "/ 0.874, wn_hypernym 0.077 / 0.186 / 0.271 / 0.343, the book-of-a-paragraph set "
+         "0.046 / 0.125 / 0.238 / 0.365; 2.0 diverged on three of the five. "
+         "docs/benchmarks.md, \"The default learning rate\"."),
+    Rule("zipf-rate", "lr", "-lr 0, evenness below ZIPF_MAX_EVENNESS (labels distributed "
+         "as words are)", "ZIPF_LR", (("ZIPF_LR", ZIPF_LR),
+                                      ("ZIPF_MAX_EVENNESS", ZIPF_MAX_EVENNESS)),
+         "A few labels take most lines and their rows move fastest: every output layer "
+         "trains best at 0.1. Test P@1, 0.1 against 0.5: the next word (evenness 0.03) "
+         "0.1067 / 0.1018, 0.167 / 0.145 with -wordNgrams 2, its 3,000 commonest words "
+         "(0.096) 0.1187 / 0.1161; not used to choose: inputs 64 words long (0.03) 0.0883 / "
+         "0.0869, five next words a line (0.015) 0.319 / diverged. Every other set's "
+         "evenness is 0.146 (debian_tags) or more; a proxy, not the cause: the next word's "
+         "1,000 commonest words (0.170) also train better at 0.1 (0.1316 / 0.1266)."),
+    Rule("halve-on-divergence", "halvings", "-lr 0", "halved and training started again "
+         "while it diverges, at most DEFAULT_LR_HALVINGS times",
+         (("DEFAULT_LR_HALVINGS", DEFAULT_LR_HALVINGS),),
+         "Past 0.5 / 2^5 = 0.016 a run that still diverges has another cause (e.g. "
+         "-pretrainedVectors of huge values)."),
+    Rule("learned-schedule", "lr_hold", "the tree is learned (rebuilt while training)",
+         "the rate held constant for the first LEARNED_LR_HOLD of training, then decaying "
+         "linearly", (("LEARNED_LR_HOLD", LEARNED_LR_HOLD),),
+         "The paper's schedule: structure learned and lr constant in the first half, "
+         "structure frozen and lr decaying in the second. It alone lifts the Huffman tree "
+         "by 0.004 on gutenberg_books and up to 0.018 on other sets (docs/trees.md, \"The "
+         "learning-rate schedule, apart from the tree\")."),
+    Rule("linear-decay", "lr_hold", "no learned tree", "0: fastText's linear decay", (),
+         "fastText's schedule."),
+)
