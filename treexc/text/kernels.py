@@ -15,14 +15,16 @@ Compatibility notes (fastText 0.9.2, ``src/dictionary.cc``):
 * Character n-grams are taken over ``<word>``, counted in UTF-8 characters,
   skipping the 1-grams ``<`` and ``>``.
 
-Vocabularies are hash tables (``table``).
+Vocabularies are hash tables (``table``), probed by a keyed hash whose key
+(``seed``) every kernel that looks tokens up is given.
 """
 
 import numpy as np
 from numba import njit
 
 from .. import jitstart  # noqa: F401  (keys the kernel caches on every kernel's source)
-from .table import bytes_equal, fnv_hash, signed_widen, table_find, table_insert_slot
+from .table import (bytes_equal, fnv_hash, probe_hash, signed_widen, table_find,
+                    table_insert_slot)
 
 
 @njit(cache=True, nogil=True)
@@ -61,8 +63,9 @@ def _count_until_full(buf, i, slots, entry_off, entry_len, entry_hash, entry_cou
     """Inner loop of :func:`count_tokens`.  It never re-binds an array (that
     would cost reference-count traffic on every token); it returns the byte
     position at which one of the arrays needs to grow instead.  ``state`` =
-    [n_entries, pool_used, n_lines, max_len]."""
+    [n_entries, pool_used, n_lines, max_len, probe seed]."""
     n_entries, pool_used, n_lines, max_len = state[0], state[1], state[2], state[3]
+    seed = np.uint64(state[4])
     n = len(buf)
     while i < n:
         start, end = next_token(buf, i)
@@ -75,7 +78,7 @@ def _count_until_full(buf, i, slots, entry_off, entry_len, entry_hash, entry_cou
             i = end + 1
             continue
         i = start  # where the caller resumes if an array must grow
-        h = fnv_hash(buf, start, end)
+        h = probe_hash(buf, start, end, seed)
         e = table_find(slots, entry_hash, entry_off, entry_len, pool, buf, start, end, h)
         if e < 0:
             length = end - start
@@ -99,10 +102,10 @@ def _count_until_full(buf, i, slots, entry_off, entry_len, entry_hash, entry_cou
 
 
 @njit(cache=True, nogil=True)
-def new_count_arrays(pool_size):
+def new_count_arrays(pool_size, seed):
     """The arrays of an empty count (``</s>`` as entry 0), for
     :func:`count_more`: ``(slots, entry_off, entry_len, entry_hash,
-    entry_count, pool, state)``."""
+    entry_count, pool, state)``, the table probed under ``seed``."""
     cap = 1024
     entry_off = np.empty(cap, dtype=np.int64)
     entry_len = np.empty(cap, dtype=np.int32)
@@ -113,9 +116,9 @@ def new_count_arrays(pool_size):
     pool[:4] = eos_bytes()
     entry_off[0] = 0
     entry_len[0] = 4
-    entry_hash[0] = fnv_hash(pool, 0, 4)
+    entry_hash[0] = probe_hash(pool, 0, 4, seed)
     table_insert_slot(slots, entry_hash[0], 0)
-    state = np.array([1, 4, 0, 4], dtype=np.int64)
+    state = np.array([1, 4, 0, 4, np.int64(seed)], dtype=np.int64)
     return slots, entry_off, entry_len, entry_hash, entry_count, pool, state
 
 
@@ -155,14 +158,15 @@ def count_more(buf, slots, entry_off, entry_len, entry_hash, entry_count, pool, 
 
 
 @njit(cache=True, nogil=True)
-def count_tokens(buf):
-    """Count every distinct token of ``buf`` (``</s>`` for each ``\\n``).
+def count_tokens(buf, seed):
+    """Count every distinct token of ``buf`` (``</s>`` for each ``\\n``),
+    the table probed under ``seed``.
 
     Returns ``(entry_off, entry_len, entry_count, pool, n_lines, max_len)``
     with entries in order of first occurrence; entry 0 is ``</s>``.
     """
     slots, entry_off, entry_len, entry_hash, entry_count, pool, state = \
-        new_count_arrays(len(buf) // 16)
+        new_count_arrays(len(buf) // 16, seed)
     slots, entry_off, entry_len, entry_hash, entry_count, pool = count_more(
         buf, slots, entry_off, entry_len, entry_hash, entry_count, pool, state)
     n_entries, pool_used, n_lines, max_len = state[0], state[1], state[2], state[3]
@@ -229,7 +233,7 @@ DONE, NEED_LINES, NEED_FEATS, NEED_LABELS, NEED_HASHES, NEED_SCRATCH = 0, 1, 2, 
 def _encode_until_full(buf, i, slots, entry_hash, entry_off, entry_len, pool, nwords,
                        eos_id, prefix, word_ngrams, bucket, minn, maxn,
                        feat_off, feats, label_off, labels, ntokens, hashes, scratch,
-                       state):
+                       state, seed):
     """Inner loop of :func:`encode_lines`, one line at a time.  When an output
     array is full it returns ``(start of the unfinished line, NEED_*)`` and
     the caller grows that array and calls again; arrays are never re-bound
@@ -266,7 +270,7 @@ def _encode_until_full(buf, i, slots, entry_hash, entry_off, entry_len, pool, nw
                     end += 1
                 h = fnv_hash(buf, start, end)
                 e = table_find(slots, entry_hash, entry_off, entry_len, pool,
-                               buf, start, end, h)
+                               buf, start, end, probe_hash(buf, start, end, seed))
             tokens += 1
             if e >= nwords:
                 if nl == len(labels):
@@ -327,7 +331,7 @@ def _encode_until_full(buf, i, slots, entry_hash, entry_off, entry_len, pool, nw
 
 @njit(cache=True, nogil=True)
 def encode_lines(buf, slots, entry_hash, entry_off, entry_len, pool, nwords,
-                 eos_id, prefix, word_ngrams, bucket, minn, maxn):
+                 eos_id, prefix, word_ngrams, bucket, minn, maxn, seed):
     """Turn fastText-format text into per-line feature and label ids.
 
     Vocabulary entries ``0..nwords-1`` are words, the rest labels (label id
@@ -357,7 +361,7 @@ def encode_lines(buf, slots, entry_hash, entry_off, entry_len, pool, nwords,
         i, need = _encode_until_full(buf, i, slots, entry_hash, entry_off, entry_len,
                                      pool, nwords, eos_id, prefix, word_ngrams, bucket,
                                      minn, maxn, feat_off, feats, label_off, labels,
-                                     ntokens, hashes, scratch, state)
+                                     ntokens, hashes, scratch, state, seed)
         if need == DONE:
             break
         if need == NEED_FEATS:
@@ -380,12 +384,12 @@ def encode_lines(buf, slots, entry_hash, entry_off, entry_len, pool, nwords,
 
 @njit(cache=True, nogil=True)
 def encode_stream(buf, slots, entry_hash, entry_off, entry_len, pool, vocab_of_entry,
-                  eos_id, unk_id):
+                  eos_id, unk_id, seed):
     """Token ids of ``buf`` as one stream, ``eos_id`` at each line end
     (also after a final line without newline).
 
     ``slots``/``entry_*``/``pool`` is a vocabulary hash table
-    (``table.build_table``) and ``vocab_of_entry`` maps its entries
+    (``table.build_table`` under ``seed``) and ``vocab_of_entry`` maps its entries
     to model ids (-1: too rare, becomes ``unk_id``).  Returns int32 ids.
     """
     n = len(buf)
@@ -405,9 +409,8 @@ def encode_stream(buf, slots, entry_hash, entry_off, entry_len, pool, vocab_of_e
                 i = end + 1
             else:
                 if write:
-                    h = fnv_hash(buf, start, end)
                     e = table_find(slots, entry_hash, entry_off, entry_len, pool, buf,
-                                   start, end, h)
+                                   start, end, probe_hash(buf, start, end, seed))
                     w = vocab_of_entry[e] if e >= 0 else -1
                     out[k] = w if w >= 0 else unk_id
                 in_line = True
