@@ -10,7 +10,7 @@ from dataclasses import replace
 import numpy as np
 
 from .. import memory
-from ..errors import TrainingDiverged
+from ..errors import TrainingDiverged, TreexcError
 from ..io.textio import display_name
 from ..io.vectors import read_vec
 from ..loss.registry import loss
@@ -46,6 +46,22 @@ def train_supervised(args, reporter=None, initial_tree=None):
         return train_on_corpus(args, reporter, initial_tree, dictionary, corpus, pretrained)
 
 
+# -loss ns draws -neg negatives an example, each a dim-long update: beyond
+# this many per label (and NEG_FLOOR) they only repeat the same labels, at a
+# cost that grows without bound (-neg 1000000 on 3,000 lines ran for minutes)
+NEG_PER_LABEL = 10
+NEG_FLOOR = 1000
+
+
+def refuse_needless_negatives(args, n_labels):
+    """Refuse a -neg that draws each label many times over, an example."""
+    limit = max(NEG_FLOOR, NEG_PER_LABEL * n_labels)
+    if args.loss == "ns" and args.neg > limit:
+        raise TreexcError(f"-neg {args.neg}: more than {limit} negatives an example "
+                          f"({NEG_PER_LABEL} per label of {n_labels}, at least "
+                          f"{NEG_FLOOR}) draws every label many times over; lower -neg")
+
+
 def read_pretrained(args):
     """``(words, vectors)`` of -pretrainedVectors, or None."""
     if not args.pretrainedVectors:
@@ -58,6 +74,7 @@ def train_on_corpus(args, reporter, initial_tree, dictionary, corpus, pretrained
     for chosen in args.resolve_auto_loss(dictionary.nlabels, corpus.labels_per_line,
                                          dictionary.label_counts):
         reporter.info(chosen)
+    refuse_needless_negatives(args, dictionary.nlabels)
     memory.refuse_oversized(memory.supervised_parts(args, dictionary.nwords,
                                                     dictionary.nlabels))
     # -lr 0: the default rate, halved while training diverges; a given rate is kept

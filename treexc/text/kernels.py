@@ -299,10 +299,11 @@ def _encode_until_full(buf, i, slots, entry_hash, entry_off, entry_len, pool, nw
                                     nwords, feats, f)
                     if f < 0:
                         return line_start, NEED_FEATS
-                if nh == len(hashes):
-                    return line_start, NEED_HASHES
-                hashes[nh] = signed_widen(h)
-                nh += 1
+                if word_ngrams > 1:  # kept for the word n-grams only (8 bytes a word)
+                    if nh == len(hashes):
+                        return line_start, NEED_HASHES
+                    hashes[nh] = signed_widen(h)
+                    nh += 1
             if is_eos:
                 i += 1
                 break
@@ -377,7 +378,10 @@ def encode_lines(buf, slots, entry_hash, entry_off, entry_len, pool, nwords,
             label_off = _grow(label_off, 2 * len(label_off))
             ntokens = _grow(ntokens, 2 * len(ntokens))
     line, n_feats, n_labels = state[0], state[1], state[2]
-    return (feat_off[:line + 1].copy(), feats[:n_feats].copy(),
+    # the features trimmed by a copy only when that copy is small: a copy of
+    # a full buffer would hold both at once (a 200 MB line: 133 MB more)
+    used_feats = feats[:n_feats] if 2 * n_feats >= len(feats) else feats[:n_feats].copy()
+    return (feat_off[:line + 1].copy(), used_feats,
             label_off[:line + 1].copy(), labels[:n_labels].copy(), ntokens[:line].copy(),
             state[3], state[4])
 
