@@ -115,3 +115,14 @@ def _signal_handlers_restored():
     for s, handler in saved.items():
         if handler is not None and signal.getsignal(s) != handler:
             signal.signal(s, handler)
+
+
+def pytest_collection_modifyitems(config, items):
+    """Tests marked ``slow`` run only with TREEXC_SLOW_TESTS=1: each is an
+    audit-style measurement that would stretch ``make test``."""
+    if os.environ.get("TREEXC_SLOW_TESTS") == "1":
+        return
+    skip = pytest.mark.skip(reason="slow: set TREEXC_SLOW_TESTS=1 to run it")
+    for item in items:
+        if "slow" in item.keywords:
+            item.add_marker(skip)
