@@ -100,3 +100,19 @@ def _sentence_text(n_lines=300, seed=0):
 def sentence_text():
     """``sentence_text(n_lines=300, seed=0)``."""
     return _sentence_text
+
+
+@pytest.fixture(autouse=True)
+def _signal_handlers_restored():
+    """A command that published its outputs ignores SIGINT, SIGTERM and
+    SIGHUP to the end of its process (io/publish.py); run in-process by a
+    test, it must not leave the test process deaf to them."""
+    import signal
+    names = ("SIGINT", "SIGTERM", "SIGHUP")
+    saved = {s: signal.getsignal(s) for s in (getattr(signal, n) for n in names
+                                              if hasattr(signal, n))}
+    yield
+    for s, handler in saved.items():
+        if handler is not None and signal.getsignal(s) != handler:
+            signal.signal(s, handler)
+

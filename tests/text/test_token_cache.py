@@ -7,6 +7,7 @@ import io
 import os
 import subprocess
 import sys
+import tempfile
 
 import numpy as np
 import pytest
@@ -159,7 +160,7 @@ def test_kept_cache_is_reused_only_when_everything_matches(tmp_path, topic_file)
 
 
 def test_temporary_cache_removed_on_success_and_error(tmp_path, monkeypatch, topic_file):
-    monkeypatch.setattr(token_cache.tempfile, "tempdir", str(tmp_path / "tmp"))
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))
     (tmp_path / "tmp").mkdir()
     path = topic_file(tmp_path / "train.txt", n=100)
     treexc.train_supervised(path, epoch=1, dim=4, thread=1, verbose=0)
@@ -185,7 +186,7 @@ def test_caches_of_killed_runs_are_removed_by_the_next_run(tmp_path, monkeypatch
     host removes it, and only the folders of processes that are gone."""
     tmp = tmp_path / "tmp"
     tmp.mkdir()
-    monkeypatch.setattr(token_cache.tempfile, "tempdir", str(tmp))
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp))
     gone = subprocess.Popen([sys.executable, "-c", "pass"])
     gone.wait()
     host = publish.host_tag()

@@ -28,8 +28,32 @@ from ..loss.tree_softmax import path_gradient
 from ..text.epoch_order import half_bits, shuffled_line
 
 # ``control[0]``: 0 run, STOP stop (Ctrl-C, an error elsewhere), DIVERGED a
-# worker met a NaN or infinite value (the caller reports it and saves nothing)
-STOP, DIVERGED = 1, 2
+# worker met a NaN or infinite value (the caller reports it and saves nothing),
+# BAD_CORPUS a line's offsets or ids lie outside the arrays or the model (the
+# token cache changed under the run: the kernels index with checked ids only)
+STOP, DIVERGED, BAD_CORPUS = 1, 2, 3
+
+
+@njit(cache=True, nogil=True, inline="always")
+def line_is_sane(feat_off, feats, label_off, labels, ntokens, line, n_rows, n_labels):
+    """Do line ``line``'s offsets lie inside the arrays and its ids inside
+    the model (``n_rows`` input rows, ``n_labels`` labels)?  A few integer
+    tests a line: the corpus is a file (the token cache) that another
+    process may rewrite while training reads it."""
+    if line + 1 >= len(feat_off) or line + 1 >= len(label_off):
+        return False
+    f0, f1 = feat_off[line], feat_off[line + 1]
+    l0, l1 = label_off[line], label_off[line + 1]
+    if not (0 <= f0 <= f1 <= len(feats) and 0 <= l0 <= l1 <= len(labels)
+            and ntokens[line] >= 0):
+        return False
+    for k in range(f0, f1):
+        if not 0 <= feats[k] < n_rows:
+            return False
+    for k in range(l0, l1):
+        if not 0 <= labels[k] < n_labels:
+            return False
+    return True
 
 
 @njit(cache=True, nogil=True)
@@ -97,13 +121,15 @@ def train_thread(thread, feat_off, feats, label_off, labels, ntokens,
     an epoch (``text.windows``).  A NaN or
     infinite hidden vector or gradient sets ``control[0] = DIVERGED``: a test
     of ``2 * dim`` integers per example (words/sec on cooking unchanged at
-    -thread 1 and 2).
+    -thread 1 and 2).  A line whose offsets or ids are out of range
+    (:func:`line_is_sane`) sets ``control[0] = BAD_CORPUS``.
 
     The learning rate follows global progress ``x = sum(progress) /
     total_tokens``: constant ``lr0`` while ``x < lr_hold``, then decaying
     linearly to 0 at ``x = 1`` (``lr_hold = 0`` is fastText's schedule).
     """
     dim = w_in.shape[1]
+    n_rows = w_in.shape[0]
     n_lines = len(ntokens)
     n_labels = len(neg_cdf)
     hidden = np.zeros(dim, dtype=np.float32)
@@ -129,6 +155,10 @@ def train_thread(thread, feat_off, feats, label_off, labels, ntokens,
         # train until the next progress update
         while local_tokens < lr_update_rate and position < n_lines:
             line = shuffled_line(position, n_lines, order_key, half) if shuffled else position
+            if not line_is_sane(feat_off, feats, label_off, labels, ntokens, line, n_rows,
+                                n_labels):
+                control[0] = BAD_CORPUS
+                break
             f0, f1 = feat_off[line], feat_off[line + 1]
             l0, l1 = label_off[line], label_off[line + 1]
             local_tokens += ntokens[line]

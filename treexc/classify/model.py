@@ -9,7 +9,7 @@ import threading
 import numpy as np
 
 from ..errors import TreexcError
-from ..io import modelfile
+from ..io import bus_error, modelfile
 from ..io.textio import read_text, to_bytes
 from ..loss.registry import loss
 from ..options import option_values, typed_options
@@ -338,6 +338,8 @@ def load_model(path, loaded=None):
     (``stored.read_classifier``).  ``loaded``: ``modelfile.load``'s answer,
     when ``classify/firstlines.py`` has read and checked the file already
     (its weights are not scanned again)."""
+    if modelfile.mapping_wanted():
+        bus_error.install()
     s = read_classifier(path, _vocabulary_table, Tree, loaded,
                         weights_checked=loaded is not None)
     a = s.args

@@ -18,7 +18,7 @@ from .. import jitstart
 from ..errors import TreexcError
 from ..io.textio import display_name
 from ..runtime import Progress, diverged, run_workers
-from ..text.windows import WindowReader
+from ..text.windows import WindowReader, corpus_changed
 from ..trees.capacity import CLASSIFIER_FLAGS
 from ..trees.learner import TreeLearner
 from . import kernels as kern
@@ -100,6 +100,9 @@ class Session:
         except BaseException:
             self.reporter.abort()
             raise
+        if self.control[0] == kern.BAD_CORPUS:
+            self.reporter.abort()
+            raise corpus_changed(self.corpus)
         if self.control[0] == kern.DIVERGED:
             self.reporter.abort()
             raise diverged(self.snapshot().fraction * self.args.epoch, self.args.epoch,
@@ -142,8 +145,12 @@ class Session:
         # a worker trains lrUpdateRate tokens between looks at the counters:
         # workers past the phase's chunks of that size would start idle
         chunks = -(-(stop_at - int(self.progress.sum())) // self.lr_update_rate)
-        run_workers(max(1, min(self.n_threads, chunks)), work, self.control,
-                    lambda: self.reporter.update(self.snapshot()))
+        def poll():
+            if self.corpus.source is not None:  # the token cache, written to meanwhile?
+                self.corpus.source.check_unchanged()
+            self.reporter.update(self.snapshot())
+
+        run_workers(max(1, min(self.n_threads, chunks)), work, self.control, poll)
 
     def snapshot(self):
         done = int(self.progress.sum())

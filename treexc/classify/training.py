@@ -10,10 +10,10 @@ from dataclasses import replace
 import numpy as np
 
 from .. import memory
-from ..errors import TrainingDiverged
+from ..errors import TrainingDiverged, TreexcError
 from ..io.textio import display_name
 from ..io.vectors import read_vec
-from ..loss.registry import loss
+from ..loss.registry import KERNEL_NS, loss
 from ..runtime import SilentReporter, check_weights_in_range
 from ..text.label_lines import count_with_label_lines
 from ..text.token_cache import training_corpus
@@ -59,6 +59,22 @@ def plan_of_input(args):
     return plan(args, LabelStats.of(dictionary.label_counts, labels_per_line))
 
 
+# -loss ns draws -neg negatives an example, each a dim-long update: beyond
+# this many per label (and NEG_FLOOR) they only repeat the same labels, at a
+# cost that grows without bound (-neg 1000000 on 3,000 lines ran for minutes)
+NEG_PER_LABEL = 10
+NEG_FLOOR = 1000
+
+
+def refuse_needless_negatives(args, n_labels):
+    """Refuse a -neg that draws each label many times over, an example."""
+    limit = max(NEG_FLOOR, NEG_PER_LABEL * n_labels)
+    if loss(args.loss).kernel == KERNEL_NS and args.neg > limit:
+        raise TreexcError(f"-neg {args.neg}: more than {limit} negatives an example "
+                          f"({NEG_PER_LABEL} per label of {n_labels}, at least "
+                          f"{NEG_FLOOR}) draws every label many times over; lower -neg")
+
+
 def read_pretrained(args):
     """``(words, vectors)`` of -pretrainedVectors, or None."""
     if not args.pretrainedVectors:
@@ -72,6 +88,7 @@ def train_on_corpus(args, reporter, initial_tree, dictionary, corpus, pretrained
     for line in dict.fromkeys(run_plan.report()):  # the wide root's line sets two fields
         reporter.info(line)
     planned = run_plan.args(args)
+    refuse_needless_negatives(planned, dictionary.nlabels)
     memory.refuse_oversized(supervised_parts(planned, dictionary.nwords, dictionary.nlabels))
     halvings = run_plan.halvings.value
     for halving in range(halvings + 1):

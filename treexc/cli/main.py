@@ -97,6 +97,10 @@ class Main(click.Group):
             fail(f"standard output: cannot write: {e.strerror or e}")
 
     def invoke(self, ctx):
+        from ..io.modelfile import mapping_wanted
+        if mapping_wanted():  # a mapped model's truncation: one line, not a bus error
+            from ..io import bus_error
+            bus_error.install()
         try:
             tolerant_stdout()
             result = super().invoke(ctx)

@@ -43,6 +43,7 @@ from contextlib import contextmanager
 import numpy as np
 
 from ..errors import TreexcError
+from . import bus_error
 from .modelfile import atomic_writer, crc32, write_array
 
 DATA_MAGIC = b"TREEXC\x00A"
@@ -119,6 +120,14 @@ class ArrayParts:
         return directory, size
 
 
+def file_state(st):
+    """What an in-place write of a file changes in its ``stat``: its size
+    and modification time (with the inode).  Not the change time: renaming
+    another file over this one's name (the way to replace a file in use)
+    changes it too."""
+    return (st.st_ino, st.st_size, st.st_mtime_ns)
+
+
 def _nbytes(entry):
     return np.dtype(entry["dtype"]).itemsize * int(np.prod(entry["shape"]))
 
@@ -178,9 +187,11 @@ class MappedArrays:
         try:
             self._map = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_COPY)
             self._fd = os.dup(f.fileno())  # the same file as the mapping
+            self._identity = file_state(os.fstat(self._fd))
         except (OSError, ValueError) as e:
             raise TreexcError(f"{path}: cannot map: {getattr(e, 'strerror', None) or e}") \
                 from None
+        bus_error.install()
         self._offsets = {e["name"]: int(e["offset"]) for e in directory}
         self.arrays = {}
         for entry in directory:
@@ -203,6 +214,22 @@ class MappedArrays:
             if n == 0:
                 raise TreexcError(f"{self.path}: truncated data file")
             view, offset = view[n:], offset + n
+
+    def check_unchanged(self):
+        """Raise :class:`TreexcError` when the file was written to since it
+        was mapped (its size or modification time differ): another
+        process rewrote it in place, and what is read from it now was never
+        checked.  One ``fstat``; a file renamed over the path is another
+        file and does not count (the mapping keeps the checked one)."""
+        if self._fd < 0:
+            return
+        try:
+            now = file_state(os.fstat(self._fd))
+        except OSError:
+            return
+        if now != self._identity:
+            raise TreexcError(f"{self.path}: rewritten in place while training read it (by "
+                              "another process); train again (a new cache is built)")
 
     def close(self):
         """Close the descriptor :meth:`read_into` reads (the arrays stay)."""

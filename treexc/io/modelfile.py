@@ -24,12 +24,23 @@ renamed, so a crash never leaves a half-written file under the final name.
 
 A model file is untrusted input: :func:`load` checks every directory entry
 (dtype, rank, shape, offset) against the file's size with Python integers,
-so nothing can overflow, before any array is touched.  Files up to
-:data:`MAP_THRESHOLD` bytes are read whole into memory and every checksum is
-verified (about 1 ms per MB); larger files are mapped once (``mmap``), the
-arrays named in ``mapped`` stay views of the mapping, every other array is
-copied into memory and verified.  ``treexc check`` (:func:`verify`) verifies
-every checksum of any file.  The checks of the arrays' contents that both
+so nothing can overflow, before any array is touched.
+
+**Mapped models.**  A model is read whole into memory and every checksum is
+verified (about 1 ms per MB), whatever its size, as fastText does: a file
+overwritten in place while a process uses it (``cp`` over it truncates it,
+then writes) changes nothing in that process.  Mapping is asked for with
+the environment variable :data:`MAP_ENV` (``TREEXC_MAP_MODELS=1``): files
+over :data:`MAP_THRESHOLD` bytes are then mapped once (``mmap``; they open
+at once and processes share their pages), the arrays named in ``mapped``
+stay views of the mapping, unverified (``treexc check`` verifies them),
+every other array is copied and verified.  A mapped file must be replaced
+by renaming a new file over it, as treexc itself writes: an in-place
+rewrite is detected between pieces of input (``textio.read_line_chunks``
+calls :func:`check_mapped_files`: one ``fstat``) and stops the command
+with one line, and a page of a truncated file ends the process with one
+line instead of a bare bus error (``io/bus_error``).
+``treexc check`` (:func:`verify`) verifies every checksum of any file.  The checks of the arrays' contents that both
 model kinds need (vocabulary entries inside the pool, tree size, finite
 weights) are in ``io/contents.py``.  No Numba here:
 ``classify/firstlines.py`` loads a model before Numba is imported.
@@ -41,6 +52,7 @@ import mmap
 import os
 import struct
 import tempfile
+import weakref
 import zlib
 
 import numpy as np
@@ -63,13 +75,16 @@ NEWEST_VERSION = QUANTIZED_VERSION
 FASTTEXT_MAGIC = struct.pack("<i", 793712314)
 _PREAMBLE = struct.Struct("<8sIIQ")
 _ALIGN = 64
-# Files up to this size are read into memory and verified whole at load
-# (reading and checking cost about 1 ms per MB: under 0.1 s at the limit);
-# larger ones are mapped, so they open fast and processes share their pages.
+# With mapping asked for (MAP_ENV), files over this size are mapped, so they
+# open fast and processes share their pages; smaller ones, and every file
+# without it, are read into memory and verified whole (about 1 ms per MB).
 # A file read into memory is immune to being overwritten in place while in
 # use; a mapped one must be replaced by rename, as treexc itself does
 # (docs/format.md).
 MAP_THRESHOLD = 64 << 20
+MAP_ENV = "TREEXC_MAP_MODELS"
+# (path, descriptor, file_state) of each mapped model file still in use
+_MAPPED_FILES = []
 _CRC_BLOCK = 16 << 20
 # The dtypes a model array may have (numba compiles kernels for these only).
 # the dtypes an array may have, spelled as `save` writes them (numpy.dtype.str):
@@ -266,17 +281,17 @@ def _open(path):
 def load(path, mapped=()):
     """Read a file written by :func:`save`: ``(header, arrays)``.
 
-    Arrays are read-only.  Small files (``MAP_THRESHOLD``) are read whole and
-    every checksum is verified; in a larger file the arrays named in
-    ``mapped`` (the weight matrices) are views of one read-only mapping and
-    are not verified here (see :func:`verify`), the others are copied and
-    verified.
+    Arrays are read-only.  A file is read whole and every checksum is
+    verified, unless mapping is asked for (:func:`mapping_wanted`) and it is
+    larger than ``MAP_THRESHOLD``: then the arrays named in ``mapped`` (the
+    weight matrices) are views of one read-only mapping and are not
+    verified here (see :func:`verify`), the others are copied and verified.
     """
     path, f, size = _open(path)
     try:
         with f:
             layout = _Layout(path, f, size)
-            if size <= MAP_THRESHOLD:
+            if size <= MAP_THRESHOLD or not mapped or not mapping_wanted():
                 f.seek(0)
                 buffer = f.read(size)
                 if len(buffer) != size:
@@ -287,6 +302,7 @@ def load(path, mapped=()):
                 # list thousands); the views keep it alive
                 buffer = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
                 keep = mapped
+                _watch(path, f, buffer)
     except OSError as e:
         raise TreexcError(os_error_message(path, e, "model file")) from None
     except (ValueError, OverflowError):  # mmap of a file that shrank
@@ -307,6 +323,44 @@ def load(path, mapped=()):
             _verify(path, layout.version, a, view)
         arrays[a["name"]] = view
     return layout.header, arrays
+
+
+def mapping_wanted():
+    """Has the environment asked for large models to be mapped (MAP_ENV)?"""
+    return os.environ.get(MAP_ENV, "") not in ("", "0")
+
+
+def _watch(path, f, buffer):
+    """Remember what the mapped file ``f`` is, for :func:`check_mapped_files`,
+    while its mapping ``buffer`` lives (SIGBUS's one-line handler is the
+    caller's: ``io/bus_error``, which needs Numba)."""
+    fd = os.dup(f.fileno())
+    st = os.fstat(fd)
+    # not the change time: a new file renamed over this one's name changes it
+    entry = (path, fd, (st.st_ino, st.st_size, st.st_mtime_ns))
+    _MAPPED_FILES.append(entry)
+    weakref.finalize(buffer, _unwatch, entry)
+
+
+def _unwatch(entry):
+    if entry in _MAPPED_FILES:
+        _MAPPED_FILES.remove(entry)
+        os.close(entry[1])
+
+
+def check_mapped_files():
+    """Raise :class:`TreexcError` when a mapped model file in use was written
+    to in place since it was mapped: its answers would mix two files (the
+    old vocabulary and tree, the new weights)."""
+    for path, fd, state in list(_MAPPED_FILES):
+        try:
+            st = os.fstat(fd)
+        except OSError:
+            continue
+        if (st.st_ino, st.st_size, st.st_mtime_ns) != state:
+            raise TreexcError(f"{path}: the model file was rewritten in place while in use "
+                              "(a mapped model must be replaced by renaming a new file "
+                              "over it); start again")
 
 
 def _view(buffer, a):

@@ -14,7 +14,10 @@ renames: the workers stop, the temporaries are removed, nothing is
 published, and the command says ``treexc: interrupted`` and exits with 128 +
 the signal's number (130, 143, 129).  From the renames (microseconds) on,
 those signals are ignored and the run completes: a run that published
-reports success, a run reported as interrupted published nothing.
+reports success, a run reported as interrupted published nothing.  They
+stay ignored after the block that published, to the end of the process
+(a signal during Python's own shutdown would otherwise end a run that had
+published with status 143).
 
 Concurrent runs on one ``-output``: the renames happen under an exclusive
 ``flock`` on the destination folder, so each run publishes its complete
@@ -85,7 +88,8 @@ def interrupt_on_signals():
         yield
     finally:
         for s, h in previous.items():
-            signal.signal(s, h)
+            # SIG_IGN, not a Python handler: Python's shutdown resets those
+            signal.signal(s, signal.SIG_IGN if _published else h)
 
 
 @contextmanager

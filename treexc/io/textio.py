@@ -25,6 +25,7 @@ import numpy as np
 
 from .. import memory
 from ..errors import TreexcError, os_error_message
+from .modelfile import check_mapped_files
 
 GZIP_MAGIC = b"\x1f\x8b"
 READ_SIZE = 1 << 22
@@ -310,7 +311,9 @@ MAX_LINE_BYTES = 1 << 28
 def read_line_chunks(path, check=None):
     """Yield ``(first_line_number, bytes)`` pieces made of whole lines; the
     last piece may lack its final newline.  ``check`` (a
-    :class:`textio.ByteCheck`) is shown every piece."""
+    :class:`textio.ByteCheck`) is shown every piece.  Before each piece the
+    mapped model files in use are checked (``modelfile.check_mapped_files``:
+    a model rewritten in place stops the command between pieces)."""
     pending = []  # the bytes since the last newline, in pieces: a line of
     line_no = 1   # gigabytes is joined once, not copied at every read
     pending_bytes = 0
@@ -329,11 +332,13 @@ def read_line_chunks(path, check=None):
         pending = [chunk[cut + 1:]] if cut + 1 < len(chunk) else []
         if check is not None:
             check.add(piece, line_no)
+        check_mapped_files()
         yield line_no, piece
         line_no += piece.count(b"\n")
     if pending:
         piece = b"".join(pending)
         if check is not None:
             check.add(piece, line_no)
+        check_mapped_files()
         yield line_no, piece
 

@@ -29,7 +29,7 @@ import time
 import numpy as np
 
 from ..errors import TreexcError
-from ..io import contents, modelfile
+from ..io import bus_error, contents, modelfile
 from ..loss.kernels import scratch_size
 from ..loss.topk import tree_top_k
 from ..loss.tree_softmax import tree_all_log_probs
@@ -191,6 +191,8 @@ class LanguageModel:
 def load_lm(path):
     """A language model from ``path``, every part of the file checked first
     (the kernels trust their arrays: a bad index would read out of bounds)."""
+    if modelfile.mapping_wanted():
+        bus_error.install()
     header, a = modelfile.load(path, mapped=("U", "C", "W"))
     kind = header.get("kind")
     if kind != MODEL_KIND:

@@ -174,7 +174,8 @@ class Dictionary:
 
     def table(self):
         if self._table is None:
-            self._table = table.build_table(self.entry_off, self.entry_len, self.pool)
+            self._table = table.build_table(self.entry_off, self.entry_len, self.pool,
+                                            table.PROBE_SEED)
         return self._table
 
     def word_id(self, word):
@@ -182,8 +183,8 @@ class Dictionary:
         raw = np.frombuffer(word if isinstance(word, bytes) else to_bytes(word),
                             dtype=np.uint8)
         slots, entry_hash = self.table()
-        e = table.table_find(slots, entry_hash, self.entry_off, self.entry_len, self.pool,
-                          raw, 0, len(raw), table.fnv_hash(raw, 0, len(raw)))
+        e = table.find_bytes(slots, entry_hash, self.entry_off, self.entry_len, self.pool,
+                             raw, table.PROBE_SEED)
         return e if 0 <= e < self.nwords else -1
 
     def eos_id(self):
@@ -196,7 +197,7 @@ class Dictionary:
         return Corpus(*tk.encode_lines(
             data, slots, entry_hash, self.entry_off, self.entry_len, self.pool,
             self.nwords, self.eos_id(), prefix, self.word_ngrams, self.bucket,
-            self.minn, self.maxn))
+            self.minn, self.maxn, table.PROBE_SEED))
 
     def add_words(self, words):
         """Add words (e.g. from pretrained vectors) that are not yet known.
@@ -223,7 +224,8 @@ def check_duplicates(entry_off, entry_len, pool):
     """The vocabulary's hash table ``(slots, entry_hash)`` of a model file's
     entries, refusing duplicate entries with ``ValueError`` (a table holding
     them could cost quadratic time to build)."""
-    slots, entry_hash, duplicate = table.build_table_checked(entry_off, entry_len, pool)
+    slots, entry_hash, duplicate = table.build_table_checked(entry_off, entry_len, pool,
+                                                             table.PROBE_SEED)
     if duplicate >= 0:
         raise ValueError(f"vocabulary entry {duplicate} appears twice")
     return slots, entry_hash
@@ -235,7 +237,7 @@ class TokenCounter:
     ``counted()`` is what ``kernels.count_tokens`` gives for the whole file."""
 
     def __init__(self):
-        *self._arrays, self._state = tk.new_count_arrays(1 << 20)
+        *self._arrays, self._state = tk.new_count_arrays(1 << 20, table.PROBE_SEED)
 
     def add(self, data):
         self._arrays = list(tk.count_more(data, *self._arrays, self._state))
@@ -255,7 +257,7 @@ class TokenCounter:
 
 def build_dictionary(data, args, name):
     """Count the tokens of ``data`` and keep those passing the thresholds."""
-    return dictionary_from_counts(tk.count_tokens(data)[:4], args, name)
+    return dictionary_from_counts(tk.count_tokens(data, table.PROBE_SEED)[:4], args, name)
 
 
 def dictionary_from_counts(counted, args, name):

@@ -15,7 +15,8 @@ Compatibility notes (fastText 0.9.2, ``src/dictionary.cc``):
 * Character n-grams are taken over ``<word>``, counted in UTF-8 characters,
   skipping the 1-grams ``<`` and ``>``.
 
-Vocabularies are hash tables (``table``).
+Vocabularies are hash tables (``table``), probed by a keyed hash whose key
+(``seed``) every kernel that looks tokens up is given.
 """
 
 import numpy as np
@@ -23,7 +24,8 @@ from numba import njit
 
 from .. import jitstart  # noqa: F401  (keys the kernel caches on every kernel's source)
 from ..array_kernels import grown
-from .table import bytes_equal, fnv_hash, signed_widen, table_find, table_insert_slot
+from .table import (bytes_equal, fnv_hash, probe_hash, signed_widen, table_find,
+                    table_insert_slot)
 
 
 @njit(cache=True, nogil=True)
@@ -62,8 +64,9 @@ def _count_until_full(buf, i, slots, entry_off, entry_len, entry_hash, entry_cou
     """Inner loop of :func:`count_tokens`.  It never re-binds an array (that
     would cost reference-count traffic on every token); it returns the byte
     position at which one of the arrays needs to grow instead.  ``state`` =
-    [n_entries, pool_used, n_lines, max_len]."""
+    [n_entries, pool_used, n_lines, max_len, probe seed]."""
     n_entries, pool_used, n_lines, max_len = state[0], state[1], state[2], state[3]
+    seed = np.uint64(state[4])
     n = len(buf)
     while i < n:
         start, end = next_token(buf, i)
@@ -76,7 +79,7 @@ def _count_until_full(buf, i, slots, entry_off, entry_len, entry_hash, entry_cou
             i = end + 1
             continue
         i = start  # where the caller resumes if an array must grow
-        h = fnv_hash(buf, start, end)
+        h = probe_hash(buf, start, end, seed)
         e = table_find(slots, entry_hash, entry_off, entry_len, pool, buf, start, end, h)
         if e < 0:
             length = end - start
@@ -100,10 +103,10 @@ def _count_until_full(buf, i, slots, entry_off, entry_len, entry_hash, entry_cou
 
 
 @njit(cache=True, nogil=True)
-def new_count_arrays(pool_size):
+def new_count_arrays(pool_size, seed):
     """The arrays of an empty count (``</s>`` as entry 0), for
     :func:`count_more`: ``(slots, entry_off, entry_len, entry_hash,
-    entry_count, pool, state)``."""
+    entry_count, pool, state)``, the table probed under ``seed``."""
     cap = 1024
     entry_off = np.empty(cap, dtype=np.int64)
     entry_len = np.empty(cap, dtype=np.int32)
@@ -114,9 +117,9 @@ def new_count_arrays(pool_size):
     pool[:4] = eos_bytes()
     entry_off[0] = 0
     entry_len[0] = 4
-    entry_hash[0] = fnv_hash(pool, 0, 4)
+    entry_hash[0] = probe_hash(pool, 0, 4, seed)
     table_insert_slot(slots, entry_hash[0], 0)
-    state = np.array([1, 4, 0, 4], dtype=np.int64)
+    state = np.array([1, 4, 0, 4, np.int64(seed)], dtype=np.int64)
     return slots, entry_off, entry_len, entry_hash, entry_count, pool, state
 
 
@@ -156,14 +159,15 @@ def count_more(buf, slots, entry_off, entry_len, entry_hash, entry_count, pool, 
 
 
 @njit(cache=True, nogil=True)
-def count_tokens(buf):
-    """Count every distinct token of ``buf`` (``</s>`` for each ``\\n``).
+def count_tokens(buf, seed):
+    """Count every distinct token of ``buf`` (``</s>`` for each ``\\n``),
+    the table probed under ``seed``.
 
     Returns ``(entry_off, entry_len, entry_count, pool, n_lines, max_len)``
     with entries in order of first occurrence; entry 0 is ``</s>``.
     """
     slots, entry_off, entry_len, entry_hash, entry_count, pool, state = \
-        new_count_arrays(len(buf) // 16)
+        new_count_arrays(len(buf) // 16, seed)
     slots, entry_off, entry_len, entry_hash, entry_count, pool = count_more(
         buf, slots, entry_off, entry_len, entry_hash, entry_count, pool, state)
     n_entries, pool_used, n_lines, max_len = state[0], state[1], state[2], state[3]
@@ -223,7 +227,7 @@ DONE, NEED_LINES, NEED_FEATS, NEED_LABELS, NEED_HASHES, NEED_SCRATCH = 0, 1, 2, 
 def _encode_until_full(buf, i, slots, entry_hash, entry_off, entry_len, pool, nwords,
                        eos_id, prefix, word_ngrams, bucket, minn, maxn,
                        feat_off, feats, label_off, labels, ntokens, hashes, scratch,
-                       state):
+                       state, seed):
     """Inner loop of :func:`encode_lines`, one line at a time.  When an output
     array is full it returns ``(start of the unfinished line, NEED_*)`` and
     the caller grows that array and calls again; arrays are never re-bound
@@ -260,7 +264,7 @@ def _encode_until_full(buf, i, slots, entry_hash, entry_off, entry_len, pool, nw
                     end += 1
                 h = fnv_hash(buf, start, end)
                 e = table_find(slots, entry_hash, entry_off, entry_len, pool,
-                               buf, start, end, h)
+                               buf, start, end, probe_hash(buf, start, end, seed))
             tokens += 1
             if e >= nwords:
                 if nl == len(labels):
@@ -289,10 +293,11 @@ def _encode_until_full(buf, i, slots, entry_hash, entry_off, entry_len, pool, nw
                                     nwords, feats, f)
                     if f < 0:
                         return line_start, NEED_FEATS
-                if nh == len(hashes):
-                    return line_start, NEED_HASHES
-                hashes[nh] = signed_widen(h)
-                nh += 1
+                if word_ngrams > 1:  # kept for the word n-grams only (8 bytes a word)
+                    if nh == len(hashes):
+                        return line_start, NEED_HASHES
+                    hashes[nh] = signed_widen(h)
+                    nh += 1
             if is_eos:
                 i += 1
                 break
@@ -321,7 +326,7 @@ def _encode_until_full(buf, i, slots, entry_hash, entry_off, entry_len, pool, nw
 
 @njit(cache=True, nogil=True)
 def encode_lines(buf, slots, entry_hash, entry_off, entry_len, pool, nwords,
-                 eos_id, prefix, word_ngrams, bucket, minn, maxn):
+                 eos_id, prefix, word_ngrams, bucket, minn, maxn, seed):
     """Turn fastText-format text into per-line feature and label ids.
 
     Vocabulary entries ``0..nwords-1`` are words, the rest labels (label id
@@ -351,7 +356,7 @@ def encode_lines(buf, slots, entry_hash, entry_off, entry_len, pool, nwords,
         i, need = _encode_until_full(buf, i, slots, entry_hash, entry_off, entry_len,
                                      pool, nwords, eos_id, prefix, word_ngrams, bucket,
                                      minn, maxn, feat_off, feats, label_off, labels,
-                                     ntokens, hashes, scratch, state)
+                                     ntokens, hashes, scratch, state, seed)
         if need == DONE:
             break
         if need == NEED_FEATS:
@@ -367,19 +372,22 @@ def encode_lines(buf, slots, entry_hash, entry_off, entry_len, pool, nwords,
             label_off = grown(label_off, 2 * len(label_off))
             ntokens = grown(ntokens, 2 * len(ntokens))
     line, n_feats, n_labels = state[0], state[1], state[2]
-    return (feat_off[:line + 1].copy(), feats[:n_feats].copy(),
+    # the features trimmed by a copy only when that copy is small: a copy of
+    # a full buffer would hold both at once (a 200 MB line: 133 MB more)
+    used_feats = feats[:n_feats] if 2 * n_feats >= len(feats) else feats[:n_feats].copy()
+    return (feat_off[:line + 1].copy(), used_feats,
             label_off[:line + 1].copy(), labels[:n_labels].copy(), ntokens[:line].copy(),
             state[3], state[4])
 
 
 @njit(cache=True, nogil=True)
 def encode_stream(buf, slots, entry_hash, entry_off, entry_len, pool, vocab_of_entry,
-                  eos_id, unk_id):
+                  eos_id, unk_id, seed):
     """Token ids of ``buf`` as one stream, ``eos_id`` at each line end
     (also after a final line without newline).
 
     ``slots``/``entry_*``/``pool`` is a vocabulary hash table
-    (``table.build_table``) and ``vocab_of_entry`` maps its entries
+    (``table.build_table`` under ``seed``) and ``vocab_of_entry`` maps its entries
     to model ids (-1: too rare, becomes ``unk_id``).  Returns int32 ids.
     """
     n = len(buf)
@@ -399,9 +407,8 @@ def encode_stream(buf, slots, entry_hash, entry_off, entry_len, pool, vocab_of_e
                 i = end + 1
             else:
                 if write:
-                    h = fnv_hash(buf, start, end)
                     e = table_find(slots, entry_hash, entry_off, entry_len, pool, buf,
-                                   start, end, h)
+                                   start, end, probe_hash(buf, start, end, seed))
                     w = vocab_of_entry[e] if e >= 0 else -1
                     out[k] = w if w >= 0 else unk_id
                 in_line = True

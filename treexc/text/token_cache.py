@@ -22,10 +22,22 @@ version, checksums) holding the dictionary, what the text said (warnings,
 bare lines, token count) and the data file's directory; the index is
 renamed into place last, so a cache is whole or absent.  ``KEY`` is a hash
 of the input's absolute path and the options that change the encoding;
-the index also records the input's size and modification time (and those
-of ``-pretrainedVectors``).  A cache whose index or data file does not
-match in every point (another input, a changed file, a truncated or
-damaged file, another cache version) is rebuilt, never read.
+the index also records the input's size, inode, modification and change
+time (and those of ``-pretrainedVectors``): an edit that keeps the size
+and the modification time (``touch -r``, ``cp -p``, ``rsync -t``) still
+changes the change time or the inode.  A cache whose index or data file
+does not match in every point (another input, a changed file, a truncated
+or damaged file, another cache version) is rebuilt, never read.
+
+A ``-cache`` folder may be shared (between jobs or users), so a cache that
+matches is still not trusted: opening it checks every token id against the
+dictionary's sizes and every offset against the arrays (vectorised, a few
+milliseconds per million lines), and training checks the file again as it
+reads it (``text/windows``).  Runs sharing a folder build under names of
+their own (``KEY.treexc-cache-HOST-PID-LETTERS.*``), open what they built,
+then rename it into place, the index last; so concurrent builds of one
+cache all succeed, each publishing a complete cache (the same bytes), and a
+reader never sees a half-written one.
 
 Without ``-cache DIR`` the cache lives in a temporary folder, removed when
 training ends (also on errors and signals).  With it the cache is kept in
@@ -34,7 +46,9 @@ again, so its cache goes to a temporary folder inside ``DIR``.  A process
 killed outright (SIGKILL, the out-of-memory killer) cannot remove its
 folder, so the folder's name holds the host and the process id, and the
 next training run on that host removes the folders of processes that no
-longer exist (``sweep_abandoned``) before it makes its own.
+longer exist (``sweep_abandoned``) before it makes its own; the build
+files of a killed run in a ``-cache`` folder are named the same way and
+removed likewise.
 """
 
 import ctypes
@@ -42,7 +56,6 @@ import hashlib
 import json
 import os
 import stat
-import tempfile
 from contextlib import contextmanager
 
 import numpy as np
@@ -50,12 +63,12 @@ import numpy as np
 from ..errors import TreexcError
 from ..io import modelfile
 from ..io.bigarrays import ArrayParts, MappedArrays, check_data_file
-from ..io.publish import host_tag, pid_alive
 from ..io.textio import ByteCheck, read_line_chunks, warn
+from . import cache_folder
 from .dictionary import Corpus, Dictionary, TokenCounter, dictionary_from_counts
 
 CACHE_KIND = "treexc token cache"
-CACHE_VERSION = 3  # change it whenever what encoding writes changes (3: "labelled", "label_pairs")
+CACHE_VERSION = 4  # change it whenever what encoding writes changes (4: inode, ctime in the key)
 # the options that change the dictionary or the encoded ids
 ENCODING_OPTIONS = ("minCount", "minCountLabel", "wordNgrams", "bucket", "minn", "maxn",
                     "label")
@@ -82,7 +95,10 @@ def give_back_large_buffers():
 
 
 def file_identity(path):
-    """``{path, size, mtime_ns}`` of a regular file, else None."""
+    """``{path, size, mtime_ns, inode, ctime_ns}`` of a regular file, else
+    None.  The change time cannot be set back by a program (``touch``,
+    ``cp -p`` set the modification time only), and a copy renamed into
+    place has another inode."""
     try:
         st = os.stat(path)
     except OSError:
@@ -90,7 +106,7 @@ def file_identity(path):
     if not stat.S_ISREG(st.st_mode):
         return None
     return {"path": os.fsdecode(os.path.abspath(path)), "size": st.st_size,
-            "mtime_ns": st.st_mtime_ns}
+            "mtime_ns": st.st_mtime_ns, "inode": st.st_ino, "ctime_ns": st.st_ctime_ns}
 
 
 def cache_key(args):
@@ -131,6 +147,7 @@ def training_corpus(args, name, read_pretrained, verbose_info):
         verbose_info(f"token cache: {name} is not a regular file, so its cache cannot be "
                      f"reused: it is built in a temporary folder in {folder}")
     if key is not None:
+        cache_folder.sweep_abandoned(folder)
         base = os.path.join(folder, cache_name(key))
         loaded = load_cache(base, key, args, verbose_info)
         if loaded is not None:
@@ -141,12 +158,20 @@ def training_corpus(args, name, read_pretrained, verbose_info):
             with _opened(loaded, read_pretrained()) as opened:
                 yield opened
             return
-        pretrained = build_cache(args, name, base, read_pretrained, key)
+        # built under this run's own names, opened, then published
+        own = cache_folder.own_name(base)
+        try:
+            pretrained = build_cache(args, name, own, read_pretrained, key)
+            loaded = _reload(own, key, args, verbose_info)
+        except BaseException:
+            cache_folder.remove_own(own)
+            raise
+        cache_folder.publish(own, base, loaded[2])
         verbose_info(f"token cache: written to {base}.index and .tokens")
-        with _opened(_reload(base, key, args, verbose_info), pretrained) as opened:
+        with _opened(loaded, pretrained) as opened:
             yield opened
         return
-    with _temporary_folder(folder) as work:
+    with cache_folder.temporary_folder(folder) as work:
         base = os.path.join(work, "corpus")
         pretrained = build_cache(args, name, base, read_pretrained, None)
         with _opened(_reload(base, None, args, verbose_info), pretrained) as opened:
@@ -160,7 +185,7 @@ def encoded_with(dictionary, source):
     cache, in one pass (nothing to count): the corpus read from its mapping
     while inside, as :func:`training_corpus`'s, so memory does not grow
     with the text either."""
-    with _temporary_folder(None) as work:
+    with cache_folder.temporary_folder(None) as work:
         base = os.path.join(work, "corpus")
         try:
             text, directory, size = _encode_into(dictionary, source, base)
@@ -169,23 +194,6 @@ def encoded_with(dictionary, source):
                 from None
         with _reading(text, _map_data(base + ".tokens", directory, size)) as corpus:
             yield corpus
-
-
-@contextmanager
-def _temporary_folder(folder):
-    """A new temporary cache folder in ``folder`` (default: the system's),
-    removed on leaving, also on errors and signals; the folders that dead
-    processes left are swept first."""
-    sweep_abandoned(folder)
-    try:
-        work = tempfile.mkdtemp(prefix=f"{_temp_prefix()}{os.getpid()}-", dir=folder)
-    except OSError as e:
-        raise TreexcError(f"cannot make a temporary folder for the token cache: "
-                          f"{e.strerror or e}") from None
-    try:
-        yield work
-    finally:
-        _remove_folder(work)
 
 
 def _reload(base, key, args, verbose_info):
@@ -231,48 +239,6 @@ def _map_data(tokens, directory, size):
     with f:
         check_data_file(f, tokens, directory, size)
         return MappedArrays(f, tokens, directory)
-
-
-def _temp_prefix():
-    """The start of this host's temporary cache folders' names; the
-    process id and mkdtemp's random letters (no "-") follow."""
-    return f"treexc-cache-{host_tag()}-"
-
-
-def sweep_abandoned(folder=None):
-    """Remove the temporary caches in ``folder`` (default: the temporary
-    folder) left by training processes of this host that no longer exist:
-    killed before they could clean up, they would otherwise keep a copy of
-    their corpus on disk for good.  A folder whose process id is taken
-    again by a live process is kept (it is removed by a later run)."""
-    folder = folder or tempfile.gettempdir()
-    prefix = _temp_prefix()
-    try:
-        names = os.listdir(folder)
-    except OSError:
-        return
-    for entry in names:
-        pid, _, letters = entry[len(prefix):].partition("-")
-        # this process's own folders are live (the Python API may train in
-        # several threads at once)
-        if (not entry.startswith(prefix) or not pid.isdigit() or not letters
-                or "-" in letters or int(pid) == os.getpid() or pid_alive(int(pid))):
-            continue
-        path = os.path.join(folder, entry)
-        if os.path.isdir(path) and not os.path.islink(path):
-            _remove_folder(path)
-
-
-def _remove_folder(folder):
-    for entry in os.listdir(folder):
-        try:
-            os.unlink(os.path.join(folder, entry))
-        except OSError:
-            pass
-    try:
-        os.rmdir(folder)
-    except OSError:
-        pass
 
 
 def _pieces_with_last(pieces):
@@ -423,6 +389,7 @@ def load_cache(base, key, args, verbose_info):
                                 d["counts"], header["nwords"], args.label,
                                 args.wordNgrams, args.bucket, args.minn, args.maxn)
         _check_shape(index, header, mapped.arrays)
+        _check_ids(index, mapped, header["nwords"] + args.bucket, dictionary.nlabels)
     except (TreexcError, KeyError, TypeError, ValueError) as e:
         if mapped is not None:
             mapped.close()
@@ -441,3 +408,25 @@ def _check_shape(index, header, arrays):
             and fo[0] == 0 and lo[0] == 0 and fo[-1] == len(arrays["feats"])
             and lo[-1] == len(arrays["labels"])):
         raise TreexcError(f"{index}: the offsets do not match the arrays")
+
+
+_CHECK_BLOCK = 1 << 24  # items a step: the mapping's pages are handed back after each
+
+
+def _check_ids(index, mapped, n_rows, n_labels):
+    """Every feature id below ``n_rows`` (the input matrix), every label id
+    below ``n_labels``, offsets never falling and token counts >= 0: the
+    checksums say the file is the one written, not that whoever wrote it
+    (anyone who can write to the ``-cache`` folder) wrote ids the model has."""
+    limits = {"feats": n_rows, "labels": n_labels, "ntokens": None,
+              "feat_off": None, "label_off": None}
+    for name, limit in limits.items():
+        arr = mapped.arrays[name]
+        for start in range(0, len(arr), _CHECK_BLOCK):
+            block = arr[start:start + _CHECK_BLOCK + 1]  # one more: the step across
+            bad = (block.min() < 0 or (limit is not None and block.max() >= limit)
+                   or (name.endswith("_off") and (np.diff(block) < 0).any()))
+            mapped.release()
+            if bad:
+                raise TreexcError(f"{index}: {name} out of range for its dictionary "
+                                  "(a forged or foreign cache)")

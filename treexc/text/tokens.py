@@ -26,8 +26,8 @@ def entry_id(dictionary, raw):
     buf = np.frombuffer(raw, dtype=np.uint8)
     d = dictionary
     slots, entry_hash = d.table()
-    return int(table.table_find(slots, entry_hash, d.entry_off, d.entry_len, d.pool, buf, 0,
-                                len(buf), table.fnv_hash(buf, 0, len(buf))))
+    return int(table.find_bytes(slots, entry_hash, d.entry_off, d.entry_len, d.pool, buf,
+                                table.PROBE_SEED))
 
 
 def subword_id(dictionary, raw):

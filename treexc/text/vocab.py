@@ -19,7 +19,7 @@ from ..io.textio import display_name, read_text
 from . import kernels as tk
 from .dictionary import Dictionary
 from .kernels import encode_stream
-from .table import build_table, fnv_hash, table_find
+from .table import PROBE_SEED, build_table, find_bytes
 
 UNK = "<unk>"
 EOS = "</s>"
@@ -67,12 +67,12 @@ class Vocab:
         slots, entry_hash = d.table()
         identity = np.arange(d.nwords, dtype=np.int32)
         return encode_stream(data, slots, entry_hash, d.entry_off, d.entry_len, d.pool,
-                             identity, self.eos_id, self.unk_id)
+                             identity, self.eos_id, self.unk_id, PROBE_SEED)
 
 
 def build_vocab(data, min_count, name):
     """Count the tokens of ``data`` and keep words seen ``min_count`` times."""
-    entry_off, entry_len, counts, pool, _, _ = tk.count_tokens(data)
+    entry_off, entry_len, counts, pool, _, _ = tk.count_tokens(data, PROBE_SEED)
     total = int(counts.sum())
     if total == 0:
         raise TreexcError(f"{name}: empty file (no tokens)")
@@ -81,9 +81,8 @@ def build_vocab(data, min_count, name):
     if len(data) and data[-1] != 10:
         counts[0] += 1  # the final line without newline still ends with </s>
     raw = np.frombuffer(UNK.encode(), dtype=np.uint8)
-    slots, entry_hash = build_table(entry_off, entry_len, pool)
-    unk = table_find(slots, entry_hash, entry_off, entry_len, pool, raw, 0, len(raw),
-                        fnv_hash(raw, 0, len(raw)))
+    slots, entry_hash = build_table(entry_off, entry_len, pool, PROBE_SEED)
+    unk = find_bytes(slots, entry_hash, entry_off, entry_len, pool, raw, PROBE_SEED)
     keep = counts >= min_count
     keep[0] = True  # </s>
     if unk >= 0:

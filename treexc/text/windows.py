@@ -15,6 +15,15 @@ two threads 4 MiB each, blocks of 256 KiB), whatever the corpus and the
 number of threads; the lines trained together come from 16 random places
 of the file, and a corpus of one window is shuffled whole.
 
+The token cache is a file another process may write to (a shared
+``-cache`` folder), so nothing read from it is trusted: a window's offsets
+are checked before they say where to read (:func:`_check_offsets`), the
+file's size and times are compared with those it had when it was checked
+after every window (``MappedArrays.check_unchanged``), and the kernel
+checks every id before it indexes with it (``classify.kernels.line_is_sane``).
+A corpus of one window is read into memory once, as its windows would be,
+and not trained on through its mapping.
+
 Thread ``t`` of ``T`` starts at window ``t * n_windows // T`` of epoch 0
 and walks the windows in order, on into the next epoch's, as threads walk
 the lines in the file's order.  Everything is a function of the seed, the
@@ -23,6 +32,7 @@ epoch and the window, so ``-thread 1`` training is reproducible.
 
 import numpy as np
 
+from ..errors import TreexcError
 from .dictionary import Corpus
 from .epoch_order import WINDOW_BLOCKS, block_lines, epoch_key, half_bits, shuffled_line
 
@@ -55,7 +65,8 @@ class WindowReader:
         """The current window's lines as a :class:`Corpus`, moving on to the
         next window when :attr:`position` has reached its end."""
         if self.lines is None:
-            self.lines = self.corpus if self.n_windows == 1 else self._read_window()
+            self.lines = (self.corpus if self.n_windows == 1 and self.corpus.source is None
+                          else self._read_window())
             self.position = self._start[0] * self.lines.n_lines // self._start[1]
         elif self.position >= self.lines.n_lines:
             self.position = 0
@@ -88,8 +99,10 @@ class WindowReader:
         for a, b in zip(starts, stops):
             c.read_into("ntokens", a, ntokens[at:at + b - a])
             c.read_into("feat_off", a, feat_off[at:at + b - a + 1])
+            _check_offsets(c, feat_off[at:at + b - a + 1], len(c.feats))
             f_lo, f_hi = int(feat_off[at]), int(feat_off[at + b - a])
             c.read_into("label_off", a, label_off[at:at + b - a + 1])
+            _check_offsets(c, label_off[at:at + b - a + 1], len(c.labels))
             l_lo, l_hi = int(label_off[at]), int(label_off[at + b - a])
             spans.append((at, b - a, f_lo, f_hi, l_lo, l_hi))
             at += b - a
@@ -106,6 +119,8 @@ class WindowReader:
             f_at += f_hi - f_lo
             l_at += l_hi - l_lo
         feat_off[n_lines], label_off[n_lines] = f_at, l_at
+        if c.source is not None:
+            c.source.check_unchanged()
         return Corpus(feat_off, feats, label_off, labels, ntokens)
 
     def _buffer(self, name, size, dtype):
@@ -116,3 +131,22 @@ class WindowReader:
             # a quarter more: windows differ in size, and each growth allocates
             buffer = self._buffers[name] = np.empty(max(size, 1) * 5 // 4, dtype=dtype)
         return buffer[:size]
+
+
+def _check_offsets(corpus, offsets, length):
+    """Offsets read from the file must rise from 0 to at most ``length``
+    (the array they index) before anything is read where they point."""
+    if len(offsets) and not (0 <= offsets[0] and offsets[-1] <= length
+                             and (np.diff(offsets) >= 0).all()):
+        raise corpus_changed(corpus)
+
+
+def corpus_changed(corpus):
+    """The error of a corpus whose offsets or ids are out of range: its file
+    was written to while training read it."""
+    source = corpus.source
+    if source is not None:
+        source.check_unchanged()  # the clearer message when the times say so
+    where = source.path if source is not None else "the encoded training text"
+    return TreexcError(f"{where}: offsets or token ids out of range (rewritten while "
+                       "training read it?); train again (a new cache is built)")

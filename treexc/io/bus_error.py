@@ -1,0 +1,60 @@
+"""One line instead of a bare bus error when a mapped file shrinks under us.
+
+A page of a memory mapping whose file was truncated (or rewritten by
+``cp``, which truncates first) raises SIGBUS on the next touch, inside
+numpy or a kernel, where Python cannot turn it into an exception: its own
+handler would return to the faulting instruction, which faults again.  So
+the handler is native code (a Numba ``cfunc``, cached on disk): it
+writes one ``treexc:`` line on stderr and ends the process with status 1,
+running nothing else (a signal handler may only call async-signal-safe
+functions; ``write`` and ``_exit`` are).  Outputs being written stay under
+their temporary names, which the next run removes (``io/publish``).
+
+:func:`install` is called where a file is mapped (large models read with
+mapping asked for, the token cache); it costs one cached-function load the
+first time (about 0.1 s) and nothing after.  ``modelfile`` itself stays
+free of Numba: the command line (``cli/main``) and the kernels' loaders
+(``classify.model.load_model``, ``lm.model.load_lm``) install it when
+mapping is asked for.
+"""
+
+import ctypes
+import signal
+
+import numpy as np
+from numba import cfunc, types
+
+from .. import jitstart  # noqa: F401  (keys the kernel caches on every kernel's source)
+
+MESSAGE = (b"treexc: a memory-mapped file (a model or token cache) was truncated or "
+           b"rewritten while in use (bus error); replace files in use by renaming a new "
+           b"file over them\n")
+_MESSAGE = np.frombuffer(MESSAGE, dtype=np.uint8).copy()
+# resolved by name from the C library when the handler is linked (no
+# process-specific address in the code, so it can be cached)
+_write = types.ExternalFunction("write", types.intp(types.int32, types.voidptr, types.uintp))
+_exit = types.ExternalFunction("_exit", types.void(types.int32))
+_installed = []
+
+
+def _on_bus_error(signum):
+    _write(2, _MESSAGE.ctypes.data, len(_MESSAGE))
+    _exit(1)
+
+
+def install():
+    """Make SIGBUS print :data:`MESSAGE` and exit 1 (once per process; a
+    no-op where the C library cannot be reached)."""
+    if _installed or not hasattr(signal, "SIGBUS"):
+        return
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        set_handler = libc.signal
+    except (OSError, AttributeError):
+        return
+    # compiled here, not on import: a cfunc compiles (or loads) when it is made
+    handler = cfunc(types.void(types.int32), cache=True)(_on_bus_error)
+    set_handler.argtypes = [ctypes.c_int, ctypes.c_void_p]
+    set_handler.restype = ctypes.c_void_p
+    set_handler(signal.SIGBUS, handler.address)
+    _installed.append(handler)  # the handler's code must outlive the call
