@@ -6,7 +6,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: install demo test bench bench-trees bench-lm clean
+.PHONY: install demo test bench bench-trees bench-lm bench-xmc clean
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 10))' || { \
@@ -52,6 +52,19 @@ bench-lm: install
 	$(BENCH_LM) --eval-per-epoch 4 --rows torch-adaptive --torch-threads 1 --suffix=-1t
 	$(BENCH_LM) --eval-per-epoch 4 --rows torch-flat --torch-max-batches 1000 --torch-threads 1 --suffix=-1t
 	$(BENCH_LM) --timing --timing-batches 200 --depth 2 --arity 256
+
+# the extreme-classification peers (PECOS, Omikuji, napkinXC, fastText) against
+# treexc: docs/results/xmc.md.  libpecos needs numpy < 2, so treexc and the peers
+# get a virtualenv of their own; rows already in bench-results/xmc are not rerun
+XMC_VENV := .venv-xmc
+$(XMC_VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(XMC_VENV)
+	$(XMC_VENV)/bin/python -m pip install -q --upgrade pip
+	$(XMC_VENV)/bin/python -m pip install -q -e '.[bench-xmc]'
+	touch $@
+
+bench-xmc: $(XMC_VENV)/.installed
+	nice $(XMC_VENV)/bin/python benchmarks/bench_xmc.py --out bench-results/xmc --resume
 
 clean:
 	rm -rf out .pytest_cache
