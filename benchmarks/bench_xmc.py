@@ -292,30 +292,34 @@ def treexc_rows(spec):
     return rows
 
 
-def run_treexc(flags, train, test, threads, seed, work):
-    """The whole `treexc supervised` and `treexc test ... 5` commands (a warm
-    compile cache: see warm_treexc); P@k to full precision by the Python API's
-    test, the same meter."""
+def run_treexc(treexc, flags, train, test, threads, seed, work):
+    """The whole `treexc supervised` and `treexc test ... 5` commands of the
+    command ``treexc`` (a warm compile cache: see warm_treexc); P@k to full
+    precision by the Python API's test (the same meter) in its virtualenv."""
     work.mkdir(parents=True, exist_ok=True)
     model = work / "model"
-    t = harness.run([harness.TREEXC, "supervised", "-input", str(train), "-output", str(model),
+    t = harness.run([treexc, "supervised", "-input", str(train), "-output", str(model),
                      "-thread", str(threads), "-seed", str(seed), *flags, "-verbose", "0"])
-    r = harness.run([harness.TREEXC, "test", f"{model}.bin", str(test), "5"])
-    p = harness.exact_precision(f"{model}.bin", test, (1, 3, 5))
+    r = harness.run([treexc, "test", f"{model}.bin", str(test), "5"])
+    python = str(Path(treexc).parent / "python")
+    p = [float(x) for x in harness.run([
+        python, "-c", "import sys, treexc; m = treexc.load_model(sys.argv[1]); "
+        "[print(m.test(sys.argv[2], k)[1]) for k in (1, 3, 5)]", f"{model}.bin",
+        str(test)]).out.split()]
     return {"train_s": t.wall, "predict_s": r.wall, "model_mb": folder_mb(f"{model}.bin"),
             "maxrss": max(t.maxrss_mib, r.maxrss_mib), "p1": p[0], "p3": p[1], "p5": p[2],
-            "flags": flags}
+            "flags": flags, "treexc": treexc}
 
 
-def warm_treexc(flags, train, threads, work):
+def warm_treexc(treexc, flags, train, threads, work):
     """Train and test a model with ``flags`` on 300 lines, so that the timed
     runs find every kernel compiled."""
     work.mkdir(parents=True, exist_ok=True)
     tiny = harness.head(train, work / "tiny.txt", 300)
-    harness.run([harness.TREEXC, "supervised", "-input", str(tiny), "-output",
+    harness.run([treexc, "supervised", "-input", str(tiny), "-output",
                  str(work / "warm"), "-thread", str(threads), *flags, "-epoch", "1",
                  "-verbose", "0"])
-    harness.run([harness.TREEXC, "test", str(work / "warm.bin"), str(tiny), "5"])
+    harness.run([treexc, "test", str(work / "warm.bin"), str(tiny), "5"])
 
 
 # -- data sets ----------------------------------------------------------------------
@@ -446,6 +450,10 @@ def options():
                    f"{', '.join(PEERS)}; 'peers': these; 'treexc': the treexc rows) [all]")
     p.add_argument("--treexc-rows", default=TREEXC_ROWS,
                    help=f"treexc rows as NAME=FLAGS;... [{TREEXC_ROWS}]")
+    p.add_argument("--treexc", dest="treexc_command", default=harness.TREEXC,
+                   help="the treexc command of the treexc rows, e.g. .venv/bin/treexc: "
+                   "treexc in its own virtualenv (numpy 2) while the peers run in this "
+                   "one [this virtualenv's]")
     p.add_argument("--seeds", default="0", help="comma-separated seeds; medians reported [0]")
     p.add_argument("--thread", type=int, default=2, help="threads of every tool [2]")
     p.add_argument("--out", default=str(harness.REPO / "bench-results" / "xmc"),
@@ -481,9 +489,9 @@ def measure(opts, name, row, seed, train, test, warmed):
     if row in opts.treexc:
         flags = opts.treexc[row]
         if row not in warmed:
-            warm_treexc(flags, train, opts.thread, Path(opts.out) / "warm")
+            warm_treexc(opts.treexc_command, flags, train, opts.thread, Path(opts.out) / "warm")
             warmed.add(row)
-        result = run_treexc(flags, train, test, opts.thread, seed, work)
+        result = run_treexc(opts.treexc_command, flags, train, test, opts.thread, seed, work)
     else:
         env = {**os.environ, "OMP_NUM_THREADS": str(opts.thread)}
         r = harness.run([sys.executable, __file__, "worker", row, name, str(train), str(test),
