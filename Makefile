@@ -54,8 +54,9 @@ bench-lm: install
 	$(BENCH_LM) --timing --timing-batches 200 --depth 2 --arity 256
 
 # the extreme-classification peers (PECOS, Omikuji, napkinXC, fastText) against
-# treexc: docs/results/xmc.md.  libpecos needs numpy < 2, so treexc and the peers
-# get a virtualenv of their own; rows already in bench-results/xmc are not rerun
+# treexc: docs/results/xmc.md.  libpecos needs numpy < 2, so the peers get a
+# virtualenv of their own; the treexc rows run .venv's treexc (numpy 2); rows
+# already in bench-results/xmc are not rerun
 XMC_VENV := .venv-xmc
 $(XMC_VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(XMC_VENV)
@@ -63,8 +64,9 @@ $(XMC_VENV)/.installed: pyproject.toml
 	$(XMC_VENV)/bin/python -m pip install -q -e '.[bench-xmc]'
 	touch $@
 
-bench-xmc: $(XMC_VENV)/.installed
-	nice $(XMC_VENV)/bin/python benchmarks/bench_xmc.py --out bench-results/xmc --resume
+bench-xmc: install $(XMC_VENV)/.installed
+	nice $(XMC_VENV)/bin/python benchmarks/bench_xmc.py --out bench-results/xmc --resume \
+		--treexc $(BIN)/treexc
 
 clean:
 	rm -rf out .pytest_cache

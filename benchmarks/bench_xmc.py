@@ -2,11 +2,11 @@
 (Parabel-like and Bonsai-like), napkinXC's PLT and fastText 0.9.2, one table
 per data set.
 
-    make bench-xmc       # .venv-xmc (treexc + the peers), then every set and row
-    python benchmarks/bench_xmc.py --out bench-results/xmc --resume
-    python benchmarks/bench_xmc.py --sets cooking --rows pecos,napkinxc --seeds 0,1,2
-    python benchmarks/bench_xmc.py --treexc-rows "default=;linear=-model linear -epoch 10"
-    python benchmarks/bench_xmc.py --out bench-results/xmc --report-only
+    make bench-xmc       # .venv-xmc (the peers, numpy < 2), then every set and row
+    .venv-xmc/bin/python benchmarks/bench_xmc.py --treexc .venv/bin/treexc --resume
+    .venv-xmc/bin/python benchmarks/bench_xmc.py --sets cooking --rows pecos,napkinxc --seeds 0,1,2
+    .venv-xmc/bin/python benchmarks/bench_xmc.py --treexc-rows "default=;linear=-model linear"
+    .venv-xmc/bin/python benchmarks/bench_xmc.py --report-only     # the report from --out
 
 Rows (``--rows``): the treexc rows named by ``--treexc-rows`` (``NAME=FLAGS``
 pairs separated by ``;``; a row is ``treexc-NAME``: ``treexc-default`` has no
