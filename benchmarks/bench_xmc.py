@@ -371,6 +371,18 @@ def version_line():
     return f"treexc {version('treexc')} ({describe or '?'})"
 
 
+def peer_versions():
+    from importlib.metadata import PackageNotFoundError, version
+
+    def v(package):
+        try:
+            return f"{package} {version(package)}"
+        except PackageNotFoundError:
+            return f"{package} not installed"
+    return ", ".join(v(p) for p in ("libpecos", "omikuji", "napkinxc", "scikit-learn",
+                                    "fasttext-wheel", "numpy"))
+
+
 def load_results(out):
     """{set: [stats, {row: [result per seed]}, {row: why not measured}]} from
     the JSON files of ``out``."""
@@ -394,7 +406,12 @@ def fmt(value, digits):
 
 def report(opts):
     found = load_results(opts.out)
-    lines = [f"# Extreme-classification benchmark ({version_line()})", "",
+    versions = sorted({r.get("version", "?") for _, rows, _ in found.values()
+                       for runs in rows.values() for r in runs})
+    lines = ["# Extreme-classification benchmark", "",
+             f"- measured with {', '.join(versions) or 'nothing yet'}; report by "
+             f"{version_line()}",
+             f"- peers: {peer_versions()}",
              f"- command: `{' '.join(opts.command)}`",
              f"- machine: {platform.machine()}, {os.cpu_count()} CPUs, shared with other "
              f"work (load average now {os.getloadavg()[0]:.2f}); -thread {opts.thread} for "
@@ -506,6 +523,7 @@ def main():
     if opts.report_only:
         print(report(opts))
         return 0
+    version = version_line()
     for name in opts.sets:
         train, test = set_files(opts, name)
         folder = Path(opts.out) / name
@@ -528,7 +546,8 @@ def main():
                     skip_path.write_text(json.dumps({"row": row, "not_measured": reason}))
                     report(opts)
                     break
-                path.write_text(json.dumps({"row": row, "seed": seed, **result}))
+                path.write_text(json.dumps({"row": row, "seed": seed, "version": version,
+                                            **result}))
                 skip_path.unlink(missing_ok=True)
                 report(opts)
         harness.log(f"{name} done", "xmc")
