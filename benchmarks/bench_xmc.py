@@ -79,8 +79,8 @@ PEERS = ("pecos", "omikuji-parabel", "omikuji-bonsai", "napkinxc", "fasttext")
 TREEXC_ROWS = "default=;embedding=-model embedding;linear=-model linear"
 QUICK_LINES = (2000, 300)
 LABEL = "__label__"
-HEADER = ["row", "P@1", "P@3", "P@5", "train s", "predict s", "model MB", "vocab MB",
-          "peak RSS MiB"]
+HEADER = ["row", "P@1", "P@3", "P@5", "train s", "predict s", "train CPU s", "predict CPU s",
+          "model MB", "vocab MB", "peak RSS MiB"]
 
 
 # -- the peers, each in a worker process of its own -----------------------------
@@ -225,7 +225,7 @@ def run_peer(row, train, test, threads, seed, work):
     work = Path(work)
     work.mkdir(parents=True, exist_ok=True)
     peer = PEER_CLASSES[row](work / "model", threads, seed)
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     labels, texts = read_lines(train)
     labels, texts = zip(*[(lab, text) for lab, text in zip(labels, texts) if lab])
     names = sorted({x for labs in labels for x in labs})
@@ -238,17 +238,18 @@ def run_peer(row, train, test, threads, seed, work):
         pickle.dump((vec, names), f, protocol=pickle.HIGHEST_PROTOCOL)
     del vec
     peer.fit(x, y)
-    train_s = time.perf_counter() - start
+    train_s, train_cpu = time.perf_counter() - start, time.process_time() - cpu
     n_features = x.shape[1]
     del x, y
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     with open(work / "vocab.pickle", "rb") as f:
         vec, names = pickle.load(f)
     gold, texts = read_lines(test)
     top = peer.predict(vec.transform(texts), 5)
-    predict_s = time.perf_counter() - start
+    predict_s, predict_cpu = time.perf_counter() - start, time.process_time() - cpu
     top = [[names[j] for j in row] for row in top]
-    return {"train_s": train_s, "predict_s": predict_s, "model_mb": folder_mb(work / "model"),
+    return {"train_s": train_s, "predict_s": predict_s, "train_cpu": train_cpu,
+            "predict_cpu": predict_cpu, "model_mb": folder_mb(work / "model"),
             "vocab_mb": folder_mb(work / "vocab.pickle"), "features": n_features,
             **precision_at(top, [set(g) for g in gold])}
 
@@ -258,15 +259,16 @@ def run_fasttext(set_name, train, test, threads, seed, work):
     flags = FASTTEXT[set_name]
     model_path = str(Path(work) / "model.bin")
     Path(work).mkdir(parents=True, exist_ok=True)
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     fasttext.train_supervised(input=str(train), thread=threads, seed=seed, verbose=0,
                               **flags).save_model(model_path)
-    train_s = time.perf_counter() - start
-    start = time.perf_counter()
+    train_s, train_cpu = time.perf_counter() - start, time.process_time() - cpu
+    start, cpu = time.perf_counter(), time.process_time()
     model = fasttext.load_model(model_path)
     n, p5, _ = model.test(str(test), k=5)
-    predict_s = time.perf_counter() - start
-    return {"train_s": train_s, "predict_s": predict_s, "model_mb": folder_mb(model_path),
+    predict_s, predict_cpu = time.perf_counter() - start, time.process_time() - cpu
+    return {"train_s": train_s, "predict_s": predict_s, "train_cpu": train_cpu,
+            "predict_cpu": predict_cpu, "model_mb": folder_mb(model_path),
             "p1": model.test(str(test), k=1)[1], "p3": model.test(str(test), k=3)[1],
             "p5": p5, "n": n, "flags": flags}
 
@@ -306,7 +308,8 @@ def run_treexc(treexc, flags, train, test, threads, seed, work):
         python, "-c", "import sys, treexc; m = treexc.load_model(sys.argv[1]); "
         "[print(m.test(sys.argv[2], k)[1]) for k in (1, 3, 5)]", f"{model}.bin",
         str(test)]).out.split()]
-    return {"train_s": t.wall, "predict_s": r.wall, "model_mb": folder_mb(f"{model}.bin"),
+    return {"train_s": t.wall, "predict_s": r.wall, "train_cpu": t.cpu, "predict_cpu": r.cpu,
+            "model_mb": folder_mb(f"{model}.bin"),
             "maxrss": max(t.maxrss_mib, r.maxrss_mib), "p1": p[0], "p3": p[1], "p5": p[2],
             "flags": flags, "treexc": treexc}
 
@@ -436,6 +439,7 @@ def report(opts):
             label = row + (f" ({len(runs)} seeds)" if len(runs) > 1 else "")
             section.rows.append([label, fmt(med("p1"), 3), fmt(med("p3"), 3), fmt(med("p5"), 3),
                                  fmt(med("train_s"), 1), fmt(med("predict_s"), 2),
+                                 fmt(med("train_cpu"), 1), fmt(med("predict_cpu"), 2),
                                  fmt(med("model_mb"), 1), fmt(med("vocab_mb"), 1),
                                  fmt(med("maxrss"), 0)])
             flags = runs[0].get("flags")
