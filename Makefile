@@ -11,7 +11,7 @@ COMPILED := $(VENV)/.compiled
 # the kernels' sources: a change compiles them again (treexc/jitstart.py)
 SOURCES  := $(wildcard treexc/*.py treexc/*/*.py)
 
-.PHONY: install compile demo test test-quick bench bench-trees bench-lm clean
+.PHONY: install compile demo test test-quick bench bench-trees bench-lm bench-xmc clean
 
 # PYTHONWARNINGS: setuptools' banner about editable installs (its advice is
 # what treexc-clone.pth below takes care of).  treexc-clone.pth puts the
@@ -73,6 +73,21 @@ bench-lm: install
 	$(BENCH_LM) --eval-per-epoch 4 --rows torch-adaptive --torch-threads 1 --suffix=-1t
 	$(BENCH_LM) --eval-per-epoch 4 --rows torch-flat --torch-max-batches 1000 --torch-threads 1 --suffix=-1t
 	$(BENCH_LM) --timing --timing-batches 200 --depth 2 --arity 256
+
+# the extreme-classification peers (PECOS, Omikuji, napkinXC, fastText) against
+# treexc: docs/results/xmc.md.  libpecos needs numpy < 2, so the peers get a
+# virtualenv of their own; the treexc rows run .venv's treexc (numpy 2); rows
+# already in bench-results/xmc are not rerun
+XMC_VENV := .venv-xmc
+$(XMC_VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(XMC_VENV)
+	$(XMC_VENV)/bin/python -m pip install -q --upgrade pip
+	$(XMC_VENV)/bin/python -m pip install -q -e '.[bench-xmc]'
+	touch $@
+
+bench-xmc: install $(XMC_VENV)/.installed
+	nice $(XMC_VENV)/bin/python benchmarks/bench_xmc.py --out bench-results/xmc --resume \
+		--treexc $(BIN)/treexc
 
 clean:
 	rm -rf out .pytest_cache $(COMPILED)

@@ -15,6 +15,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..metrics import ranking_metrics
+
 
 @dataclass
 class Meter:
@@ -126,3 +128,15 @@ class Meter:
         reached = recalls[precisions >= precision]
         reached = reached[~np.isnan(reached)]
         return float(reached.max()) if len(reached) else 0.0
+
+
+def ranking(corpus, labels, counts, label_counts, n_train, k, metrics, A, B):
+    """The ranking metrics ``metrics`` (treexc.metrics) of predictions
+    ``labels``/``counts`` of ``corpus``, on the lines fastText's meter counts
+    (a label and a feature), keyed as ``test`` prints them (``k`` as given:
+    -1 is every label)."""
+    width = labels.shape[1]
+    found = ranking_metrics(metrics, labels, counts, corpus.label_off, corpus.labels, width,
+                            label_counts, n_train, A, B,
+                            examples=np.diff(corpus.feat_off) > 0)
+    return {name.replace(f"@{width}", f"@{k}"): value for name, value in found.items()}

@@ -11,6 +11,7 @@ import numpy as np
 from ..errors import TreexcError
 from ..io import bus_error, modelfile
 from ..io.textio import read_text, to_bytes
+from ..metrics import DEFAULT_A, DEFAULT_B, METRICS
 from ..loss.registry import loss
 from ..options import option_values, typed_options
 from ..text import tokens
@@ -21,7 +22,7 @@ from ..trees.tree import Tree
 from .fasttext.convert import SCORING_FASTTEXT
 from .fasttext.kernels import predict_lines_fasttext
 from .members import FastTextMembers
-from .meter import Meter
+from .meter import Meter, ranking
 from .options import check_k_threshold, default_threads
 from .plan_rules import SCORING_MEAN
 from .predict_kernels import collect_statistics, predict_lines
@@ -197,10 +198,37 @@ class Model(FastTextMembers):
                            "recall": meter.label_recall(i),
                            "f1score": meter.label_f1(i)} for i in range(self.nlabels)}
 
+    def test_metrics(self, path, k=5, metrics=METRICS, threshold=0.0, A=DEFAULT_A,
+                     B=DEFAULT_B):
+        """``test``'s figures and the ranking metrics of extreme
+        classification (``metrics``: among "ndcg", "psp"; A and B: the
+        propensities' parameters), as ``{"N", "P@k", "R@k", "nDCG@k",
+        "PSP@k"}``; treexc.metrics defines them."""
+        meter, ranks = self.evaluate_ranking(read_text(path), k, threshold, metrics, A, B)
+        return {"N": meter.n_examples, f"P@{k}": meter.precision(),
+                f"R@{k}": meter.recall(), **ranks}
+
     def evaluate(self, data, k=1, threshold=0.0):
         corpus = self.encode_text(data)
         labels, _, counts = self.predict_corpus(corpus, k, threshold)
         return Meter.from_predictions(corpus, labels, counts, self.nlabels)
+
+    def evaluate_ranking(self, data, k, threshold, metrics, A=DEFAULT_A, B=DEFAULT_B):
+        """``(Meter, {metric@k: value})`` of one prediction of ``data``."""
+        corpus = self.encode_text(data)
+        labels, _, counts = self.predict_corpus(corpus, k, threshold)
+        ranks = ranking(corpus, labels, counts, self.dictionary.label_counts,
+                        self.train_lines(), k, metrics, A, B)
+        return Meter.from_predictions(corpus, labels, counts, self.nlabels), ranks
+
+    def train_lines(self):
+        """The training file's lines, N of the propensities: the count of
+        ``</s>``, one a line as fastText counts (the labels' summed counts,
+        an upper bound, where a pruned vocabulary lost it)."""
+        eos = self.dictionary.eos_id()
+        if eos >= 0:
+            return int(self.dictionary.counts[eos])
+        return int(self.dictionary.label_counts.sum())
 
     # -- vectors -------------------------------------------------------------
     def get_word_vector(self, word):

@@ -207,7 +207,14 @@ predict.callback.kernels_ready = predict_prob.callback.kernels_ready = True
 
 @click.command(cls=NumberArgsCommand)
 @model_input_k_threshold(input_default=None)
-def test(model_path, input_path, k, threshold):
+@click.option("-metrics", "--metrics", "metrics", metavar="LIST", default="",
+              help="also print these ranking metrics at K, comma-separated: ndcg "
+              "(nDCG@K), psp (propensity-scored P@K, Jain et al. 2016); docs/metrics.md")
+@click.option("-A", "--A", "prop_a", type=float, default=0.55, show_default=True,
+              help="the propensities' A (psp)")
+@click.option("-B", "--B", "prop_b", type=float, default=1.5, show_default=True,
+              help="the propensities' B (psp)")
+def test(model_path, input_path, k, threshold, metrics, prop_a, prop_b):
     """Print N, precision at K and recall at K on a labelled file, as
     fastText: each line's K most likely labels, less those of probability
     below THRESHOLD, are its predictions; precision = correct / predicted,
@@ -221,15 +228,24 @@ def test(model_path, input_path, k, threshold):
     \b
     treexc test model.bin valid.txt
     treexc test model.bin valid.txt 5
+    treexc test model.bin valid.txt 5 -metrics ndcg,psp -A 0.55 -B 1.5
     zcat valid.txt.gz | treexc test model.bin - 1 0.5
     """
     # imported here, not above: only a running command loads numpy and Numba
     from ..io.textio import read_text
+    from ..metrics import check_metrics
 
     check_k_threshold(k, threshold)
+    names = check_metrics(metrics, prop_a, prop_b)
     model = load_classifier(model_path)
-    meter = model.evaluate(read_text(input_path), k, threshold)
-    write_stdout(general_metrics(meter, k, "g") + "\n")
+    if not names:  # fastText's output, alone
+        meter = model.evaluate(read_text(input_path), k, threshold)
+        write_stdout(general_metrics(meter, k, "g") + "\n")
+        return
+    meter, ranks = model.evaluate_ranking(read_text(input_path), k, threshold, names,
+                                          prop_a, prop_b)
+    write_stdout(general_metrics(meter, k, "g")
+                 + "".join(f"\n{name}\t{value:.3g}" for name, value in ranks.items()) + "\n")
 
 
 

@@ -18,20 +18,28 @@ from ..options import flag_names, help_text
 
 class NumberArgsCommand(click.Command):
     """Negative numbers are positional arguments, not options: fastText's
-    ``predict model.bin file -1`` asks for every label."""
+    ``predict model.bin file -1`` asks for every label, also with options
+    after it (``test model.bin file -1 -metrics ndcg``)."""
 
     def parse_args(self, ctx, args):
-        for i, arg in enumerate(args):
+        takes_value = {name: not (p.is_flag or p.count) for p in self.get_params(ctx)
+                       if isinstance(p, click.Option) for name in p.opts}
+        options, positional, i = [], [], 0
+        while i < len(args):
+            arg = args[i]
             if arg == "--":
+                positional += args[i + 1:]
                 break
-            if arg.startswith("-") and is_number(arg):
-                before = args[i - 1] if i else ""  # an option's value follows it
-                after_option = before.startswith("-") and before != "-" \
-                    and not is_number(before)
-                if not after_option and all(is_number(a) or not a.startswith("-")
-                                            for a in args[i:]):
-                    args = [*args[:i], "--", *args[i:]]
-                break
+            name = arg.split("=", 1)[0]
+            if name in takes_value:  # an option, with its value when it takes one
+                width = 2 if takes_value[name] and "=" not in arg else 1
+                options += args[i:i + width]
+                i += width
+                continue
+            positional.append(arg)
+            i += 1
+        if any(a.startswith("-") and is_number(a) for a in positional):
+            args = [*options, "--", *positional]
         return super().parse_args(ctx, args)
 
 
