@@ -32,7 +32,7 @@ from ..options import flag_names
 from ..runtime import SilentReporter
 from ..text.dictionary import build_dictionary
 from .default_rate import default_rate
-from .meter import Meter
+from ..meter import Meter
 from .options import (
     AUTO_PLT_MIN_LABELS_PER_LINE,
     Args,

@@ -1,0 +1,80 @@
+"""Training a linear model: features -> label tree -> node classifiers.
+
+1. Text is counted and encoded through the token cache
+   (``text/token_cache``: memory bounded by the model, ``-cache`` reused),
+   the tf-idf columns fitted on it and its rows computed
+   (``features.TfidfFeatures``); given sparse rows are taken as they are.
+2. The label tree: balanced spherical k-means over the labels' PIFA
+   centroids (``kmeans_tree``).
+3. Every node's classifiers, trained in threads (``node_training``).
+4. With ``-tree learned``, the tree refined by AssignLabels on the
+   classifiers' scores, and its nodes retrained (``learned_tree``).
+With ``-ensemble N`` steps 2-4 run N times, seeds ``-seed .. -seed+N-1``.
+"""
+
+import time
+from dataclasses import replace
+
+from ..io.textio import display_name
+from ..runtime import SilentReporter
+from ..text.token_cache import training_corpus
+from . import kmeans_kernels as kk
+from .features import TfidfFeatures
+from .kmeans_tree import kmeans_tree
+from .learned_tree import refine_tree
+from .model import LinearModel, ScoredTree
+from .node_training import train_nodes
+
+
+def train_linear_text(args, reporter=None):
+    """A linear model of the fastText-format file ``args.input``."""
+    reporter = reporter or SilentReporter()
+    name = display_name(args.input)
+
+    def verbose_info(message):
+        if args.verbose >= 2:
+            reporter.info(message)
+
+    t0 = time.monotonic()
+    with training_corpus(args, name, lambda: None, verbose_info) as (dictionary, corpus, _):
+        reporter.info(f"Read {corpus.token_count() // 1000000}M words")
+        reporter.info(f"Number of words:  {dictionary.nwords}")
+        reporter.info(f"Number of labels: {dictionary.nlabels}")
+        corpus.report_bare_lines(name)
+        features = TfidfFeatures.fit(corpus, dictionary.nwords + dictionary.bucket,
+                                     dictionary.eos_id(), args.minDf)
+        rows = features.rows(corpus)
+    reporter.info(f"Features: {features.n_cols - 1} tf-idf columns seen in >= {args.minDf} "
+                  f"lines, {len(rows.data)} nonzeros ({time.monotonic() - t0:.1f} s)")
+    trees = train_trees(rows, dictionary.nlabels, args, reporter)
+    return LinearModel(args, trees, rows.n_cols, dictionary, features)
+
+
+def train_linear_rows(rows, label_names, args, reporter=None):
+    """A linear model of given sparse rows (``features.SparseRows``)."""
+    trees = train_trees(rows, len(label_names), args, reporter or SilentReporter())
+    return LinearModel(args, trees, rows.n_cols, label_names=list(label_names))
+
+
+def train_trees(rows, n_labels, args, reporter):
+    """``-ensemble`` scored trees over ``rows``."""
+    t0 = time.monotonic()
+    centroids = kk.label_centroids(rows.indptr, rows.indices, rows.data, rows.label_off,
+                                   rows.labels, n_labels, rows.n_cols - 1)
+    trees = []
+    for member in range(args.ensemble):
+        member_args = replace(args, seed=args.seed + member)
+        t1 = time.monotonic()
+        tree = kmeans_tree(centroids, rows.n_cols - 1, n_labels, args.arity, args.leafSize,
+                           member_args.seed)
+        t2 = time.monotonic()
+        weights = train_nodes(tree, rows, member_args)
+        scored = ScoredTree(tree, weights)
+        reporter.info(f"tree {member + 1}/{args.ensemble}: {tree.n_internal} nodes, "
+                      f"k-means {t2 - t1:.1f} s, classifiers {time.monotonic() - t2:.1f} s, "
+                      f"{weights.nnz} weights")
+        if args.tree == "learned":
+            scored = refine_tree(scored, rows, member_args, reporter)
+        trees.append(scored)
+    reporter.info(f"Trained in {time.monotonic() - t0:.1f} s")
+    return trees
