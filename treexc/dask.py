@@ -35,7 +35,7 @@ from distributed import Client, LocalCluster
 
 from . import jitstart
 from .classify.model import load_model
-from .classify.predict import format_predictions, label_names
+from .io.answers import format_predictions, label_names
 from .errors import TreexcError
 from .io.modelfile import atomic_writer
 from .io.textio import ByteCheck, read_line_chunks, to_bytes

@@ -48,6 +48,7 @@ class LinearModel:
         self.dictionary = dictionary
         self.features = features
         self._label_names = label_names
+        self._label_index = None
 
     # -- shape ---------------------------------------------------------------
     @property
@@ -92,6 +93,22 @@ class LinearModel:
         """The encoded corpus of checked text (``uint8``) and its rows."""
         corpus = self.dictionary.encode(data)
         return corpus, self.features.rows(corpus)
+
+    def rows_of_piece(self, data, path, first_line):
+        """The rows of a piece of input (``uint8``) starting at line
+        ``first_line`` of ``path``: text encoded and weighted, or sparse
+        lines as given."""
+        if self.text_input:
+            return self.rows_of_text(data)[1]
+        # imported here: the sparse reader is needed by sparse models only
+        from ..io.sparse_format import rows_of_piece
+        return rows_of_piece(data, path, first_line, self.n_cols, self.label_index())
+
+    def label_index(self):
+        """Label name -> id (a sparse model's labels, for its input)."""
+        if self._label_index is None:
+            self._label_index = {name: i for i, name in enumerate(self.get_labels())}
+        return self._label_index
 
     def predict_rows(self, rows, k=1, threshold=0.0):
         """``(labels, log_scores, counts)`` of every row of ``rows``."""

@@ -73,8 +73,9 @@ class LinearArgs:
     pretrainedVectors = ""
 
 
-LINEAR_ONLY = ("minDf", "leafSize", "treeUpdates", "solver", "C", "maxIter", "eps", "prune",
-               "beam", "scorer", "ensemble")
+# the options the embedding model does not have (the rest are shared)
+LINEAR_ONLY = ("minDf", "leafSize", "solver", "C", "maxIter", "eps", "prune", "beam", "scorer",
+               "ensemble")
 
 
 def make_linear_args(**flags):

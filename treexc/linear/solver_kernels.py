@@ -63,28 +63,50 @@ def _axpy(w, a, indptr, indices, data, i):
 @njit(cache=True, nogil=True)
 def solve_svm(lines, y, xnorm2, indptr, indices, data, C, max_iter, eps, w, state):
     """L2-loss SVM dual CD on the rows ``lines`` (labels ``y`` = +-1) into
-    ``w`` (zero on entry, indexed by column); returns the passes made."""
+    ``w`` (zero on entry, indexed by column), with LIBLINEAR's shrinking
+    (a variable at its bound whose gradient points outwards beyond the
+    last pass's range leaves the active set until the end); returns the
+    passes made."""
     n = len(lines)
     alpha = np.zeros(n, dtype=np.float64)
     diag = 0.5 / C
     order = np.arange(n)
-    for it in range(max_iter):
-        _shuffle(order, state)
+    active = n
+    pg_max_old, pg_min_old = np.inf, -np.inf
+    it = 0
+    while it < max_iter:
+        _shuffle(order[:active], state)
         pg_max, pg_min = -np.inf, np.inf
-        for t in range(n):
+        t = 0
+        while t < active:
             s = order[t]
             i = lines[s]
             g = y[s] * _dot(w, indptr, indices, data, i) - 1.0 + diag * alpha[s]
-            pg = g if alpha[s] > 0.0 else min(g, 0.0)
+            pg = g
+            if alpha[s] == 0.0:
+                if g > pg_max_old:  # at the bound and staying there: shrink
+                    active -= 1
+                    order[t], order[active] = order[active], order[t]
+                    continue
+                if g > 0.0:
+                    pg = 0.0
             pg_max = max(pg_max, pg)
             pg_min = min(pg_min, pg)
             if abs(pg) > 1e-12:
                 old = alpha[s]
                 alpha[s] = max(old - g / (xnorm2[s] + diag), 0.0)
                 _axpy(w, (alpha[s] - old) * y[s], indptr, indices, data, i)
+            t += 1
+        it += 1
         if pg_max - pg_min <= eps:
-            return it + 1
-    return max_iter
+            if active == n:
+                break
+            active = n  # converged on the active set: check them all once more
+            pg_max_old, pg_min_old = np.inf, -np.inf
+            continue
+        pg_max_old = pg_max if pg_max > 0.0 else np.inf
+        pg_min_old = pg_min if pg_min < 0.0 else -np.inf
+    return it
 
 
 @njit(cache=True, nogil=True)
