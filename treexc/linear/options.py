@@ -36,7 +36,7 @@ class LinearArgs:
     bucket: int = option(2000000, "number of buckets for hashed n-grams", shape=True,
                          at_least=0)
     label: str = option("__label__", "labels prefix", shape=True)
-    thread: int = option(0, "number of threads (0 = all cores)", at_least=1)
+    thread: int = option(0, "number of threads (0 = all cores)", at_least=1, saved=False)
     verbose: int = option(2, "verbosity level: 0 silent, 1 summary, 2 progress", saved=False)
     cache: str = option("", "folder of the token cache (kept and reused); empty = a "
                         "temporary folder", saved=False)

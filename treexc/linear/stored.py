@@ -15,7 +15,7 @@ import numpy as np
 
 from ..errors import TreexcError
 from ..io import contents, modelfile
-from ..options import check_fields, option_values
+from ..options import check_fields, default_threads, option_values
 from ..text.dictionary import Dictionary, check_duplicates
 from ..trees.tree import Tree
 from .features import TfidfFeatures
@@ -66,6 +66,7 @@ def load_linear(path, loaded=None):
 
 def _model(header, arrays):
     args = contents.options(LinearArgs, header["args"])
+    args.thread = default_threads()  # not saved: the machine's
     try:
         check_fields(args)
     except TreexcError as e:
