@@ -16,7 +16,7 @@ from cli_util import ok, user_error
 
 import treexc
 from treexc.classify.autotune import RUNGS, Search
-from treexc.classify.meter import Meter
+from treexc.meter import Meter
 from treexc.classify.options import make_args, make_autotune_args
 
 TREEXC = [sys.executable, "-c", "from treexc.cli.main import main; main()"]

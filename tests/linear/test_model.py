@@ -90,7 +90,7 @@ def test_train_from_csr_arrays():
     indptr = np.concatenate([[0], np.cumsum((dense != 0).sum(axis=1))])
     model = treexc.train_linear(indptr, np.nonzero(dense)[1], dense[dense != 0],
                                 np.arange(n + 1), labels, thread=1, arity=2, leafSize=2)
-    from treexc.linear.given import rows_from_arrays
+    from treexc.linear.features import rows_from_arrays
     rows = rows_from_arrays(indptr, np.nonzero(dense)[1], dense[dense != 0],
                             np.arange(n + 1), labels)
     got, _, _ = model.predict_rows(rows, 1)

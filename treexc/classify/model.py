@@ -194,7 +194,9 @@ class Model(FastTextMembers):
                            "recall": meter.label_recall(i),
                            "f1score": meter.label_f1(i)} for i in range(self.nlabels)}
 
-    def evaluate(self, data, k=1, threshold=0.0):
+    def evaluate(self, data, k=1, threshold=0.0, path="-"):
+        """The :class:`Meter` of labelled text (``path``: its name; unused,
+        as the linear model's ``evaluate`` takes it)."""
         corpus = self.encode_text(data)
         labels, _, counts = self.predict_corpus(corpus, k, threshold)
         return Meter.from_predictions(corpus, labels, counts, self.nlabels)

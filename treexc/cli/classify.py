@@ -227,7 +227,7 @@ def test(model_path, input_path, k, threshold):
 
     check_k_threshold(k, threshold)
     model = load_classifier(model_path)
-    meter = model.evaluate(read_text(input_path), k, threshold)
+    meter = model.evaluate(read_text(input_path), k, threshold, input_path)
     write_stdout(general_metrics(meter, k, "g") + "\n")
 
 
@@ -254,7 +254,7 @@ def test_label(model_path, input_path, k, threshold):
 
     check_k_threshold(k, threshold)
     model = load_classifier(model_path)
-    meter = model.evaluate(read_text(input_path), k, threshold)
+    meter = model.evaluate(read_text(input_path), k, threshold, input_path)
 
     def metric(name, value):
         shown = f"{value:.6f}" if math.isfinite(value) else "--------"

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..errors import TreexcError
 from . import feature_kernels as fk
 
 BIAS = 1.0  # the bias column's value (PECOS's default)
@@ -31,6 +32,15 @@ class SparseRows:
     @property
     def n_rows(self):
         return len(self.indptr) - 1
+
+    # what the meter reads of an encoded corpus (every row has the bias)
+    @property
+    def n_lines(self):
+        return self.n_rows
+
+    @property
+    def feat_off(self):
+        return self.indptr
 
 
 class TfidfFeatures:
@@ -80,3 +90,46 @@ class TfidfFeatures:
             self.idf, BIAS)
         return SparseRows(indptr, indices, data, self.n_cols,
                           np.array(corpus.label_off), np.array(corpus.labels))
+
+
+def rows_from_arrays(indptr, indices, data, labels_indptr, labels, n_features=None):
+    """Checked :class:`SparseRows` of CSR arrays (copied), the bias column
+    ``n_features`` (default: one past the largest index) appended."""
+    indptr = np.asarray(indptr, dtype=np.int64)
+    indices = np.asarray(indices)
+    data = np.asarray(data, dtype=np.float32)
+    label_off = np.asarray(labels_indptr, dtype=np.int64)
+    label_ids = np.asarray(labels)
+    n = len(indptr) - 1
+    if indptr.ndim != 1 or n < 0 or indptr[0] != 0 or (np.diff(indptr) < 0).any() \
+            or indptr[-1] != len(indices) or len(indices) != len(data):
+        raise TreexcError("features: indptr must rise from 0 to len(indices) == len(data)")
+    if len(label_off) != n + 1 or label_off[0] != 0 or (np.diff(label_off) < 0).any() \
+            or label_off[-1] != len(label_ids):
+        raise TreexcError("labels: labels_indptr must have one offset per row and one more, "
+                          "rising from 0 to len(labels)")
+    if len(indices) and indices.min() < 0:
+        raise TreexcError("features: negative column index")
+    if len(label_ids) and label_ids.min() < 0:
+        raise TreexcError("labels: negative label id")
+    if not np.isfinite(data).all():
+        raise TreexcError("features: NaN or infinite values")
+    width = int(indices.max()) + 1 if len(indices) else 0
+    n_features = width if n_features is None else int(n_features)
+    if width > n_features or n_features >= 2 ** 31 - 1:
+        raise TreexcError(f"features: a column index beyond {n_features} columns")
+    counts = np.diff(indptr)
+    out_ptr = np.concatenate([[0], np.cumsum(counts + 1)]).astype(np.int64)
+    out_idx = np.empty(out_ptr[-1], dtype=np.int32)
+    out_val = np.empty(out_ptr[-1], dtype=np.float32)
+    place = np.ones(out_ptr[-1], dtype=bool)
+    place[out_ptr[1:] - 1] = False  # each row's last place: the bias
+    out_idx[place], out_val[place] = indices.astype(np.int32), data
+    out_idx[~place], out_val[~place] = n_features, BIAS
+    fk.sort_rows(out_ptr, out_idx, out_val)
+    same = (np.diff(out_idx) == 0) & (np.diff(np.repeat(np.arange(n), counts + 1)) == 0)
+    if same.any():
+        row = int(np.repeat(np.arange(n), counts + 1)[np.flatnonzero(same)[0]])
+        raise TreexcError(f"features: row {row} has a column twice")
+    return SparseRows(out_ptr, out_idx, out_val, n_features + 1, label_off,
+                      label_ids.astype(np.int32))

@@ -13,11 +13,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import TreexcError
+from ..io.sparse_format import rows_of_piece
 from ..io.textio import read_text, to_bytes, to_str
 from ..meter import Meter
 from ..options import default_threads
 from ..trees.tree import Tree
 from . import beam_kernels as bk
+from .features import rows_from_arrays
 from .node_training import NodeWeights
 from .options import SCORERS
 
@@ -100,9 +102,8 @@ class LinearModel:
         lines as given."""
         if self.text_input:
             return self.rows_of_text(data)[1]
-        # imported here: the sparse reader is needed by sparse models only
-        from ..io.sparse_format import rows_of_piece
-        return rows_of_piece(data, path, first_line, self.n_cols, self.label_index())
+        parts = rows_of_piece(data, path, first_line, self.n_cols, self.label_index())
+        return rows_from_arrays(*parts, n_features=self.n_cols - 1)
 
     def label_index(self):
         """Label name -> id (a sparse model's labels, for its input)."""
@@ -181,20 +182,24 @@ class LinearModel:
         self._need_text("encode_text")
         return self.dictionary.encode(data)
 
-    def evaluate(self, data, k=1, threshold=0.0):
-        """The :class:`Meter` of a labelled text (fastText's counts)."""
-        self._need_text("test")
-        corpus, rows = self.rows_of_text(data)
+    def evaluate(self, data, k=1, threshold=0.0, path="-"):
+        """The :class:`Meter` of a labelled input (``uint8``; ``path`` names
+        it in errors), fastText's counts: text, or sparse lines for a model
+        trained on them."""
+        if self.text_input:
+            corpus, rows = self.rows_of_text(data)
+        else:
+            corpus = rows = self.rows_of_piece(data, path, 1)
         labels, _, counts = self.predict_rows(rows, k, threshold)
         return Meter.from_predictions(corpus, labels, counts, self.nlabels)
 
     def test(self, path, k=1, threshold=0.0):
         """``(N, precision@k, recall@k)`` on a labelled file, as fastText."""
-        meter = self.evaluate(read_text(path), k, threshold)
+        meter = self.evaluate(read_text(path), k, threshold, path)
         return meter.n_examples, meter.precision(), meter.recall()
 
     def test_label(self, path, k=1, threshold=0.0):
-        meter = self.evaluate(read_text(path), k, threshold)
+        meter = self.evaluate(read_text(path), k, threshold, path)
         names = self.get_labels()
         return {names[i]: {"precision": meter.label_precision(i),
                            "recall": meter.label_recall(i),

@@ -15,11 +15,13 @@ With ``-ensemble N`` steps 2-4 run N times, seeds ``-seed .. -seed+N-1``.
 import time
 from dataclasses import replace
 
+from ..errors import TreexcError
+from ..io.sparse_format import TEXT, read_training, sniff
 from ..io.textio import display_name
 from ..runtime import SilentReporter
 from ..text.token_cache import training_corpus
 from . import kmeans_kernels as kk
-from .features import TfidfFeatures
+from .features import TfidfFeatures, rows_from_arrays
 from .kmeans_tree import kmeans_tree
 from .learned_tree import refine_tree
 from .model import LinearModel, ScoredTree
@@ -27,9 +29,20 @@ from .node_training import train_nodes
 
 
 def train_linear_text(args, reporter=None):
-    """A linear model of the fastText-format file ``args.input``."""
+    """A linear model of the file ``args.input``: fastText's text, or
+    sparse lines (``io/sparse_format``: the features as given)."""
     reporter = reporter or SilentReporter()
     name = display_name(args.input)
+    fmt = sniff(args.input)
+    if fmt != TEXT:  # given features: trained as they are
+        indptr, indices, values, label_off, labels, names, n_features = \
+            read_training(args.input, fmt)
+        rows = rows_from_arrays(indptr, indices, values, label_off, labels, n_features)
+        reporter.info(f"Read {rows.n_rows} sparse lines ({fmt}): {n_features} features, "
+                      f"{len(names)} labels")
+        if not len(rows.labels):
+            raise TreexcError(f"{name}: no line has labels")
+        return train_linear_rows(rows, names, args, reporter)
 
     def verbose_info(message):
         if args.verbose >= 2:
