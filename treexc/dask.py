@@ -34,11 +34,11 @@ import numpy as np
 from distributed import Client, LocalCluster
 
 from . import jitstart
-from .classify.model import load_model
-from .io.answers import format_predictions, label_names
 from .errors import TreexcError
+from .io.answers import format_predictions, label_names
 from .io.modelfile import atomic_writer
 from .io.textio import ByteCheck, read_line_chunks, to_bytes
+from .supervised import load_model  # either family: both answer encode_text/predict_corpus
 
 # model path -> (file identity, model, printable label names), per process
 _LOADED = {}

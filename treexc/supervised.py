@@ -14,11 +14,16 @@ through here; neither family knows of the other.
 import dataclasses
 import sys
 
+from .classify.autotune import autotune, manual_fields
+from .classify.model import load_model as load_embedding
 from .classify.options import AUTOTUNE_FLAGS, Args, make_args, make_autotune_args
+from .classify.training import train_supervised as train_embedding
 from .errors import TreexcError
 from .io import modelfile
 from .io.fasttext_model import starts_like_fasttext
+from .linear.model import load_linear
 from .linear.options import LINEAR_ONLY, LinearArgs, make_linear_args
+from .linear.training import train_linear_text
 from .options import flag_names
 from .runtime import reporter_factory
 from .supervised_options import (
@@ -88,17 +93,11 @@ def train_supervised(flags, stream=sys.stderr, live=True):
     model = flags.pop("model", None) or AUTO
     family, why = choose_family(model, flags)
     if family == LINEAR:
-        # imported here: a run loads the family it trains
-        from .linear.training import train_linear_text
-
         args = linear_args(flags)
         reporter = reporter_factory(args.verbose, stream, live=live)()
         if args.verbose >= 2:
             reporter.info(f"model: linear ({why})")
         return train_linear_text(args, reporter)
-    from .classify.autotune import autotune, manual_fields
-    from .classify.training import train_supervised as train_embedding
-
     flags = {name: value for name, value in flags.items()
              if _FIELD_OF.get(name, name) not in LINEAR_ONLY}  # none given: checked above
     tune_flags = {name: flags.pop(name) for name in list(flags) if name in AUTOTUNE_FLAGS}
@@ -127,7 +126,5 @@ def model_family(path):
 def load_model(path):
     """A classifier of either family from its file."""
     if model_family(path) == LINEAR:
-        from .linear.stored import load_linear
         return load_linear(path)
-    from .classify.model import load_model as load_embedding
     return load_embedding(path)

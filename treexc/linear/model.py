@@ -14,7 +14,7 @@ import numpy as np
 
 from ..errors import TreexcError
 from ..io.sparse_format import rows_of_piece
-from ..io.textio import read_text, to_bytes, to_str
+from ..io.textio import read_text
 from ..meter import Meter
 from ..options import default_threads
 from ..trees.tree import Tree
@@ -22,6 +22,7 @@ from . import beam_kernels as bk
 from .features import rows_from_arrays
 from .node_training import NodeWeights
 from .options import SCORERS
+from .stored import read_linear, save_linear
 
 PARALLEL_LINES = 256  # lines per prediction thread, at least
 # the embedding model's members a linear model cannot answer
@@ -225,8 +226,6 @@ class LinearModel:
 
     # -- files ---------------------------------------------------------------
     def save_model(self, path):
-        # imported here: the file layout is stored.py's, which imports this module
-        from .stored import save_linear
         save_linear(self, path)
 
 
@@ -261,13 +260,8 @@ def average_answers(answers, n, n_labels, k, threshold):
     return out_label, out_score, out_count
 
 
-def label_pool(names):
-    """``(pool, off, len)`` of label names (a sparse model's labels)."""
-    blobs = [to_bytes(name) for name in names]
-    lens = np.array([len(b) for b in blobs], dtype=np.int32)
-    off = np.concatenate([[0], np.cumsum(lens)[:-1]]).astype(np.int64)
-    return np.frombuffer(b"".join(blobs), dtype=np.uint8).copy(), off, lens
-
-
-def names_of_pool(pool, off, lens):
-    return [to_str(bytes(pool[o:o + n])) for o, n in zip(off.tolist(), lens.tolist())]
+def load_linear(path, loaded=None):
+    """The :class:`LinearModel` in ``path`` (``stored.read_linear``)."""
+    args, trees, n_cols, dictionary, features, names = read_linear(path, loaded)
+    return LinearModel(args, [ScoredTree(t, w) for t, w in trees], n_cols, dictionary,
+                       features, names)

@@ -43,9 +43,9 @@ class LinearArgs:
     seed: int = option(0, "random generator seed; with -thread 1 training is reproducible",
                        at_least=0)
     arity: int = option(16, "branches of each node of the label tree above its leaves",
-                        shape=True, at_least=2, at_most=256)
+                        shape=True, at_least=2, at_most=100000)
     leafSize: int = option(100, "most labels under one node of the tree's last level",
-                           at_least=2, at_most=256)
+                           at_least=2, at_most=100000)
     tree: str = option("kmeans", "label tree: kmeans (balanced spherical k-means over the "
                        "labels' tf-idf centroids, fixed) or learned (then refined by "
                        "AssignLabels on the node classifiers' scores)",

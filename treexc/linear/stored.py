@@ -17,9 +17,9 @@ from ..errors import TreexcError
 from ..io import contents, modelfile
 from ..options import check_fields, default_threads, option_values
 from ..text.dictionary import Dictionary, check_duplicates
+from ..io.textio import to_bytes, to_str
 from ..trees.tree import Tree
 from .features import TfidfFeatures
-from .model import LinearModel, ScoredTree, label_pool, names_of_pool
 from .node_training import NodeWeights
 from .options import LinearArgs
 
@@ -51,9 +51,10 @@ def save_linear(model, path):
     modelfile.save(path, header, arrays)
 
 
-def load_linear(path, loaded=None):
-    """The :class:`LinearModel` in ``path``, every part checked; a bad file
-    is one ``TreexcError`` naming it."""
+def read_linear(path, loaded=None):
+    """``(args, trees, n_cols, dictionary, features, label_names)`` of the
+    linear model in ``path`` (``trees``: ``(Tree, NodeWeights)`` pairs),
+    every part checked; a bad file is one ``TreexcError`` naming it."""
     header, arrays = loaded if loaded is not None else modelfile.load(path)
     if header.get("kind") != MODEL_KIND:
         raise TreexcError(f"{path}: not a linear model")
@@ -95,7 +96,7 @@ def _model(header, arrays):
     else:
         raise ValueError(f"input {contents.describe(header['input'])}")
     trees = [_scored_tree(arrays, t, n_labels, n_cols) for t in range(n_trees)]
-    return LinearModel(args, trees, n_cols, dictionary, features, names)
+    return args, trees, n_cols, dictionary, features, names
 
 
 def _features(header, arrays, n_cols):
@@ -133,4 +134,16 @@ def _scored_tree(arrays, t, n_labels, n_cols):
         raise ValueError(f"tree {t}: a weight's slot out of range")
     contents.check_weights(f"t{t}.vals", vals)
     weights = NodeWeights(*(np.array(parts[name]) for name, _ in WEIGHT_ARRAYS))
-    return ScoredTree(tree, weights)
+    return tree, weights
+
+
+def label_pool(names):
+    """``(pool, off, len)`` of label names (a sparse model's labels)."""
+    blobs = [to_bytes(name) for name in names]
+    lens = np.array([len(b) for b in blobs], dtype=np.int32)
+    off = np.concatenate([[0], np.cumsum(lens)[:-1]]).astype(np.int64)
+    return np.frombuffer(b"".join(blobs), dtype=np.uint8).copy(), off, lens
+
+
+def names_of_pool(pool, off, lens):
+    return [to_str(bytes(pool[o:o + n])) for o, n in zip(off.tolist(), lens.tolist())]
