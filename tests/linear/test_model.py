@@ -152,3 +152,23 @@ def test_damaged_bytes_are_refused(work, trained):
     data[len(data) // 2] ^= 0xFF
     (work / "flipped.bin").write_bytes(bytes(data))
     user_error(["test", work / "flipped.bin", work / "test.txt"], "flipped.bin")
+
+
+def test_ensemble_and_learned_tree(work):
+    train = str(work / "train.txt")
+    ens = treexc.train_supervised(train, **dict(FLAGS, ensemble=2))
+    assert len(ens.trees) == 2 and ens.test(str(work / "test.txt"))[1] > 0.9
+    ens.save_model(str(work / "ens.bin"))
+    back = treexc.load_model(str(work / "ens.bin"))
+    lines = ["ball goal", "song drum", "bread"]
+    assert back.predict(lines, k=2)[0] == ens.predict(lines, k=2)[0]
+    labels, probs = ens.predict("ball goal team", k=4)
+    assert list(probs) == sorted(probs, reverse=True) and probs[0] <= 1.0
+    learned = treexc.train_supervised(train, **dict(FLAGS, tree="learned", treeUpdates=2))
+    assert learned.test(str(work / "test.txt"))[1] > 0.9
+    depths = learned.tree.depths()
+    assert (depths == depths[0]).all()  # the depth kept, every label at it
+    learned.save_model(str(work / "l1.bin"))
+    treexc.train_supervised(train, **dict(FLAGS, tree="learned", treeUpdates=2)).save_model(
+        str(work / "l2.bin"))
+    assert _sha(work / "l1.bin") == _sha(work / "l2.bin")

@@ -6,7 +6,7 @@ import pytest
 
 from treexc.linear import beam_kernels as bk
 from treexc.linear import kmeans_kernels as kk
-from treexc.linear.kmeans_tree import kmeans_tree, tree_levels
+from treexc.linear.kmeans_tree import cuts, kmeans_tree
 from treexc.linear.node_training import NodeWeights
 
 
@@ -24,13 +24,18 @@ def test_kmeans_tree_is_balanced(n_labels, arity, leaf):
     off, cols, vals, _ = _random_rows(rng, n_labels, 30)
     tree = kmeans_tree((off, cols, vals), 30, n_labels, arity, leaf, seed=3)
     depths = tree.depths()
-    assert (depths == tree_levels(n_labels, arity, leaf) + 1).all()  # one depth for all
+    assert (depths == len(cuts(n_labels, arity, leaf)) + 1).all()  # one depth for all
     sizes = []
     for n in range(tree.n_internal):
         kids = tree.children[n][tree.children[n] >= 0]
         if (kids < n_labels).all():  # a last-level node: its labels
             sizes.append(len(kids))
     assert max(sizes) <= leaf and max(sizes) - min(sizes) <= 1
+
+
+def test_cuts():
+    assert cuts(732, 16, 100) == [8] and cuts(732, 16, 800) == []
+    assert cuts(8758, 16, 100) == [16, 6] and cuts(5, 2, 2) == [2, 2]
 
 
 def test_split_sizes_are_exact():

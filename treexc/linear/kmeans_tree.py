@@ -1,9 +1,11 @@
 """The starting label tree: balanced spherical k-means over label centroids.
 
 The labels are cut into ``-arity`` balanced clusters, each cluster again,
-until a cluster holds at most ``-leafSize`` labels; every level cuts every
-cluster, so all labels sit at one depth and a last-level node holds at most
-``-leafSize`` labels (PECOS: 16 branches, leaves of at most 100).  A cut
+until a cluster holds at most ``-leafSize`` labels, the last cut into no
+more parts than that needs (:func:`cuts`); every level cuts every cluster,
+so all labels sit at one depth and a last-level node holds at most
+``-leafSize`` labels (PECOS cuts into 16 at every level, leaves of at most
+100).  A cut
 into ``k`` parts is made of balanced 2-means splits, the sizes in
 proportion to the parts each side gets.  The result is a
 ``trees.tree.Tree`` (breadth-first, padded to the widest node), the
@@ -20,11 +22,18 @@ from . import kmeans_kernels as kk
 SPLIT_ITERATIONS = 20  # 2-means rounds at most per split (PECOS: 20)
 
 
-def tree_levels(n_labels, arity, leaf_size):
-    """Cutting levels: the least ``d`` with ``n_labels / arity^d <= leaf_size``."""
-    if n_labels <= leaf_size:
-        return 0
-    return max(1, math.ceil(math.log(n_labels / leaf_size) / math.log(arity) - 1e-12))
+def cuts(n_labels, arity, leaf_size):
+    """The parts each cluster of a level is cut into, level by level:
+    ``arity`` while a cluster would hold more than ``arity * leaf_size``
+    labels, then the fewest that bring the largest to at most
+    ``leaf_size`` (every cluster of a level is cut alike, so all labels
+    end at one depth)."""
+    out, largest = [], n_labels
+    while largest > leaf_size:
+        k = min(arity, math.ceil(largest / leaf_size))
+        out.append(k)
+        largest = math.ceil(largest / k)
+    return out
 
 
 class _Splitter:
@@ -57,8 +66,8 @@ def kmeans_tree(centroids, n_cols, n_labels, arity, leaf_size, seed):
     splitter = _Splitter(centroids, n_cols, seed)
     level = [np.arange(n_labels, dtype=np.int64)]
     levels = [level]
-    for _ in range(tree_levels(n_labels, arity, leaf_size)):
-        level = [part for cluster in level for part in splitter.parts(cluster, arity)]
+    for k in cuts(n_labels, arity, leaf_size):
+        level = [part for cluster in level for part in splitter.parts(cluster, k)]
         levels.append(level)
     return tree_of_levels(levels, n_labels)
 
