@@ -26,7 +26,7 @@ import numpy as np
 
 import treexc.classify.session as session
 from treexc.classify.options import make_args
-from treexc.classify.meter import Meter
+from treexc.meter import Meter
 from treexc.classify.training import train_supervised
 from treexc.io.textio import read_text
 from treexc.loss.registry import learns_tree

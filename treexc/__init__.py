@@ -22,8 +22,8 @@ import sys
 from .errors import TreexcError
 
 __version__ = "0.1.0"
-__all__ = ["train_supervised", "plan_supervised", "load_model", "train_lm", "plan_lm",
-           "load_lm", "TreexcError"]
+__all__ = ["train_supervised", "train_linear", "plan_supervised", "load_model", "train_lm",
+           "plan_lm", "load_lm", "TreexcError"]
 
 # Each function imports what it uses, inside its body: `import treexc` (and so
 # `treexc --help`) imports neither numpy nor Numba.
@@ -31,25 +31,37 @@ __all__ = ["train_supervised", "plan_supervised", "load_model", "train_lm", "pla
 
 def train_supervised(input, **flags):
     """Train a classifier on a fastText-format file; flags as fastText's
-    (``lr``, ``dim``, ``epoch``, ``wordNgrams``, ``loss``, ...).  ``verbose``
-    defaults to 0 here.  With ``autotuneValidationFile`` (and
+    (``lr``, ``dim``, ``epoch``, ``wordNgrams``, ``loss``, ...) and
+    ``model="linear"|"embedding"|"auto"`` (the default: the sparse linear
+    model unless a flag only the embedding model has is given; its own
+    flags ``C``, ``prune``, ``beam``, ``leafSize``, ``ensemble``, ...).
+    ``verbose`` defaults to 0 here.  With ``autotuneValidationFile`` (and
     ``autotuneMetric``, ``autotunePredictions``, ``autotuneDuration``), the
-    model of the flags that scored best on it within the duration."""
+    embedding model of the flags that scored best on it within the
+    duration."""
     # imported here, not above: `import treexc` loads neither numpy nor Numba
     from . import jitstart
-    from .classify.autotune.search import autotune, manual_fields
-    from .classify.options import AUTOTUNE_FLAGS, make_args, make_autotune_args
-    from .classify.training import train_supervised as train
-    from .runtime import reporter_factory
+    from .supervised import train_supervised as train
 
     jitstart.prepare()
     flags.setdefault("verbose", 0)
-    tune_flags = {name: flags.pop(name) for name in list(flags) if name in AUTOTUNE_FLAGS}
-    args = make_args(input=input, **flags)
-    tune = make_autotune_args(**tune_flags)
-    if tune.autotuneValidationFile:  # fastText's autotune: the best flags' model
-        return autotune(args, tune, manual_fields(flags), sys.stderr)
-    return train(args, reporter_factory(args.verbose, sys.stderr, live=False)())
+    return train(dict(flags, input=input), sys.stderr, live=False)
+
+
+def train_linear(indptr, indices, data, labels_indptr, labels, label_names=None, **flags):
+    """Train the sparse linear model on given features: a CSR matrix of
+    ``n`` rows (``indptr`` of ``n + 1`` offsets, column ``indices``, float
+    ``data``) and each row's label ids (``labels_indptr``, ``labels``, as a
+    CSR); ``label_names`` (default ``"0", "1", ...``); flags as
+    ``train_supervised``'s linear ones (``C``, ``arity``, ``leafSize``,
+    ``prune``, ``beam``, ``tree``, ``ensemble``, ``thread``, ``seed``)."""
+    # imported here, not above: `import treexc` loads neither numpy nor Numba
+    from . import jitstart
+    from .linear.given import train_given
+
+    jitstart.prepare()
+    flags.setdefault("verbose", 0)
+    return train_given(indptr, indices, data, labels_indptr, labels, label_names, flags)
 
 
 def plan_supervised(input, **flags):
@@ -67,10 +79,11 @@ def plan_supervised(input, **flags):
 
 
 def load_model(path):
-    """Load a model saved by ``treexc supervised`` or ``save_model``."""
+    """Load a model saved by ``treexc supervised`` or ``save_model`` (either
+    family)."""
     # imported here, not above: `import treexc` loads neither numpy nor Numba
     from . import jitstart
-    from .classify.model import load_model as load
+    from .supervised import load_model as load
 
     jitstart.prepare()
     return load(path)

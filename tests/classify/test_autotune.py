@@ -16,7 +16,7 @@ from cli_util import ok, user_error
 
 import treexc
 from treexc.classify.autotune.search import RUNGS, Search
-from treexc.classify.meter import Meter
+from treexc.meter import Meter
 from treexc.classify.options import make_args, make_autotune_args
 
 TREEXC = [sys.executable, "-c", "from treexc.cli.main import main; main()"]
@@ -68,7 +68,8 @@ def test_finds_better_flags_than_the_defaults(data):
     the machine's load (an 8-second search under load once ended below
     the defaults, before the defaults became the first trial)."""
     train, valid = data
-    _, default_p1, _ = treexc.train_supervised(train, thread=1, seed=3).test(valid)
+    _, default_p1, _ = treexc.train_supervised(train, model="embedding", thread=1,
+                                               seed=3).test(valid)
     s = search(train, valid, max_trials=TRIALS, duration=600)
     model = s.run()
     _, tuned_p1, _ = model.test(valid)

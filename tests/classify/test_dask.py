@@ -1,4 +1,4 @@
-"""Prediction on a Dask cluster (treexc/classify/dask.py, `predict -dask`): on a
+"""Prediction on a Dask cluster (treexc/dask.py, `predict -dask`): on a
 LocalCluster of two worker processes, the answers equal `treexc predict`'s
 line for line and in order."""
 
@@ -12,7 +12,7 @@ distributed = pytest.importorskip(
 import dask.bag as db  # noqa: E402
 
 import treexc  # noqa: E402
-from treexc.classify import dask as treexc_dask  # noqa: E402
+from treexc import dask as treexc_dask  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -142,7 +142,7 @@ def test_dataframe_column_equals_predict(tmp_path, model_path, topic_lines, clie
 
 def test_treexc_dask_is_the_classifier_s_dask_module():
     """``treexc.dask``, the documented name, serves the functions of
-    ``treexc.classify.dask``."""
+    ``treexc.dask``."""
     import treexc.dask as public
 
     for name in ("predict_bag", "predict_series", "predict_files", "worker_model"):

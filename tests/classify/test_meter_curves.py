@@ -21,7 +21,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from treexc.classify.meter import Meter
+from treexc.meter import Meter
 from treexc.classify.options import parse_metric
 from treexc.errors import TreexcError
 

@@ -22,7 +22,7 @@ from ..trees.tree import Tree
 from .fasttext.convert import SCORING_FASTTEXT
 from .fasttext.kernels import predict_lines_fasttext
 from .members import FastTextMembers
-from .meter import Meter, ranking
+from ..meter import Meter, ranking
 from .options import check_k_threshold, default_threads
 from .plan_rules import SCORING_MEAN
 from .predict_kernels import collect_statistics, predict_lines
@@ -208,7 +208,9 @@ class Model(FastTextMembers):
         return {"N": meter.n_examples, f"P@{k}": meter.precision(),
                 f"R@{k}": meter.recall(), **ranks}
 
-    def evaluate(self, data, k=1, threshold=0.0):
+    def evaluate(self, data, k=1, threshold=0.0, path="-"):
+        """The :class:`Meter` of labelled text (``path``: its name; unused,
+        as the linear model's ``evaluate`` takes it)."""
         corpus = self.encode_text(data)
         labels, _, counts = self.predict_corpus(corpus, k, threshold)
         return Meter.from_predictions(corpus, labels, counts, self.nlabels)

@@ -20,7 +20,8 @@ Every input line gets exactly one output line, whatever its bytes (see
 
 import numpy as np
 
-from ..io.textio import ByteCheck, display_name, printable, read_line_chunks, to_bytes
+from ..io.answers import format_predictions, label_names  # noqa: F401 (also used from here)
+from ..io.textio import ByteCheck, display_name, read_line_chunks, to_bytes
 from . import firstlines
 
 # numpy answers a line in about 0.1-1 ms (a few lines cost less than the
@@ -29,11 +30,6 @@ FIRST_PIECE = 100
 FIRST_LINES = 1000
 # numpy holds a Python object per token: a 50 MB line took 1.5 GB and 20 s
 FIRST_BYTES = 1 << 20
-
-
-def label_names(labels):
-    """Printable label names, plus ``""`` for a slot with no label."""
-    return np.array([printable(name) for name in labels] + [""], dtype=object)
 
 
 def stream_predictions(model_path, path, k, threshold, with_prob, kernel_model):
@@ -60,18 +56,3 @@ def stream_predictions(model_path, path, k, threshold, with_prob, kernel_model):
             answer = model.predict_corpus(corpus, k, threshold)
         yield to_bytes(format_predictions(names, *answer, with_prob))
     check.warn(display_name(path))
-
-
-def format_predictions(names, labels, scores, counts, with_prob):
-    n, k = labels.shape
-    shown = np.where(np.arange(k)[None, :] < counts[:, None], labels, len(names) - 1)
-    if not with_prob:
-        if k == 1:
-            return "\n".join(names[shown[:, 0]].tolist()) + "\n"
-        return "".join(" ".join(row[:c]) + "\n"
-                       for row, c in zip(names[shown].tolist(), counts.tolist()))
-    probs = np.exp(scores).tolist()
-    out = []
-    for row, p, c in zip(names[shown].tolist(), probs, counts.tolist()):
-        out.append(" ".join(f"{row[j]} {p[j]:.6g}" for j in range(c)) + "\n")
-    return "".join(out)

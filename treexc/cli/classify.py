@@ -7,16 +7,10 @@ import sys
 
 import click
 
-from ..classify.options import (
-    AUTOTUNE_FIELDS,
-    Args,
-    AutotuneArgs,
-    check_k_threshold,
-    make_args,
-    make_autotune_args,
-)
+from ..classify.options import Args, AutotuneArgs, check_k_threshold
 from ..classify.quantize.options import QuantizeArgs
 from ..options import option_values
+from ..supervised_options import FamilyArgs, LinearOnlyArgs
 from .common import (
     FastTextCommand,
     NumberArgsCommand,
@@ -31,51 +25,52 @@ from .common import (
 
 
 @click.command(cls=FastTextCommand, context_settings={"show_default": False})
+@option_flags(FamilyArgs)
 @option_flags(Args)
+@option_flags(LinearOnlyArgs)
 @option_flags(AutotuneArgs)
 def supervised(**flags):
-    """Train a supervised classifier.
+    """Train a supervised classifier: the sparse linear model (-model
+    linear, the default's choice unless an option only the embedding
+    model has is given) or fastText's embedding model (-model embedding).
 
     \b
+    treexc supervised -input train.txt -output model
+    treexc supervised -input train.txt -output model -tree learned -ensemble 3
     treexc supervised -input train.txt -output model -epoch 25 -wordNgrams 2
     treexc supervised -input train.txt -output model -loss hs
-    treexc supervised -input train.txt -output model -tree learned -arity 16 -depth 3
     treexc supervised -input train.txt -output model -autotune-validation valid.txt
     treexc supervised -input train.txt -plan      # what would be trained, and why
     """
     # imported here, not above: only a running command loads numpy and Numba
-    from ..classify.autotune.search import autotune, manual_fields
-    from ..classify.training import plan_of_input, train_supervised
     from ..io.publish import OutputSet, interrupt_on_signals
     from ..io.vectors import write_vec, write_vec_arrays
-    from ..runtime import reporter_factory
+    from ..supervised import EMBEDDING, family_of_flags, plan_lines, train_supervised
 
-    tune_flags = {name: flags.pop(name) for name in AUTOTUNE_FIELDS}
-    args = make_args(**flags)
-    tune = make_autotune_args(**tune_flags)
-    if args.plan:  # what training would build, and why: counted, not trained
-        write_stdout("".join(line + "\n" for line in plan_of_input(args).lines()))
+    if flags.pop("plan", None):  # what training would build, and why: counted, not trained
+        write_stdout("".join(line + "\n" for line in plan_lines(flags)))
         return
-    if not args.output:
+    if not flags.get("output"):
         raise click.UsageError("Missing option '-output'.")
-    bin_path, vec_path, out_path = (args.output + ext for ext in (".bin", ".vec", ".output"))
-    # published together, the .bin last (see publish.py)
-    finals = ([out_path] if args.saveOutput else []) + [vec_path, bin_path]
-    check_output_writable(args.output, finals,
-                          inputs=[args.input, tune.autotuneValidationFile])
+    output = flags["output"]
+    embedding = family_of_flags(flags) == EMBEDDING
+    bin_path, vec_path, out_path = (output + ext for ext in (".bin", ".vec", ".output"))
+    # published together, the .bin last (see publish.py); the linear model has no vectors
+    finals = (([out_path] if flags.get("saveOutput") else []) + [vec_path]
+              if embedding else []) + [bin_path]
+    check_output_writable(output, finals,
+                          inputs=[flags["input"], flags.get("autotuneValidationFile")])
     outputs = OutputSet(finals)
     with interrupt_on_signals(), outputs:
         outputs.remove_stale()
-        if tune.autotuneValidationFile:  # the flags that score best on it, and their model
-            model = autotune(args, tune, manual_fields(flags), sys.stderr)
-        else:
-            model = train_supervised(args, reporter_factory(args.verbose, sys.stderr)())
+        model = train_supervised(flags)
         outputs.write(bin_path, model.save_model)
-        outputs.write(vec_path, lambda tmp: write_vec(tmp, model.dictionary.nwords, args.dim,
-                                                      model.word_rows))
-        if args.saveOutput:
-            outputs.write(out_path, lambda tmp: write_vec_arrays(tmp, output_row_names(model),
-                                                                 model.w_out))
+        if embedding:  # its word vectors too, as fastText
+            outputs.write(vec_path, lambda tmp: write_vec(tmp, model.dictionary.nwords,
+                                                          model.args.dim, model.word_rows))
+            if model.args.saveOutput:
+                outputs.write(out_path, lambda tmp: write_vec_arrays(
+                    tmp, output_row_names(model), model.w_out))
         outputs.publish()
 
 
@@ -97,7 +92,7 @@ def output_row_names(model):
 
 def dask_options(f):
     """``-dask SCHEDULER`` and ``-daskOutput DIR``: the route of predict and
-    predict-prob over a set of files on a Dask cluster (treexc/classify/dask.py)."""
+    predict-prob over a set of files on a Dask cluster (treexc/dask.py)."""
     f = click.option("-daskOutput", "dask_output", metavar="DIR", default=None,
                      help="with -dask: each worker writes DIR/NAME.pred for input file "
                      "NAME instead of sending the answers to standard output")(f)
@@ -155,6 +150,18 @@ def _predict(model_path, input_path, k, threshold, with_prob, dask_scheduler=Non
         return _predict_on_dask(model_path, input_path, k, threshold, with_prob,
                                 dask_scheduler, dask_output)
     # imported here, not above: only a running command loads numpy and Numba
+    from ..supervised import LINEAR, model_family
+
+    check_k_threshold(k, threshold)
+    if model_family(model_path) == LINEAR:
+        from .. import jitstart
+        from ..linear.predict import stream_predictions as stream_linear
+
+        jitstart.prepare()
+        for chunk in stream_linear(load_classifier(model_path), input_path, k, threshold,
+                                   with_prob):
+            write_stdout(chunk)
+        return
     from ..classify.predict import stream_predictions
 
     def kernel_model(first):
@@ -180,7 +187,7 @@ def _predict_on_dask(model_path, input_path, k, threshold, with_prob, scheduler,
     check_k_threshold(k, threshold)
     try:
         # imported here: dask is an optional extra, and heavy
-        from ..classify import dask as treexc_dask
+        from .. import dask as treexc_dask
     except ImportError as e:
         raise TreexcError(f"-dask needs dask.distributed ({e}): "
                           "pip install 'treexc[dask]'") from None
@@ -239,7 +246,7 @@ def test(model_path, input_path, k, threshold, metrics, prop_a, prop_b):
     names = check_metrics(metrics, prop_a, prop_b)
     model = load_classifier(model_path)
     if not names:  # fastText's output, alone
-        meter = model.evaluate(read_text(input_path), k, threshold)
+        meter = model.evaluate(read_text(input_path), k, threshold, input_path)
         write_stdout(general_metrics(meter, k, "g") + "\n")
         return
     meter, ranks = model.evaluate_ranking(read_text(input_path), k, threshold, names,
@@ -271,7 +278,7 @@ def test_label(model_path, input_path, k, threshold):
 
     check_k_threshold(k, threshold)
     model = load_classifier(model_path)
-    meter = model.evaluate(read_text(input_path), k, threshold)
+    meter = model.evaluate(read_text(input_path), k, threshold, input_path)
 
     def metric(name, value):
         shown = f"{value:.6f}" if math.isfinite(value) else "--------"

@@ -248,8 +248,9 @@ def _same_file(a, b):
 
 
 def load_classifier(path):
+    """A classifier of either family (``treexc/supervised.load_model``)."""
     # imported here, not above: only a running command loads numpy and Numba
-    from ..classify.model import load_model
+    from ..supervised import load_model
     return load_model(path)
 
 

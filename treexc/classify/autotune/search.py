@@ -32,7 +32,7 @@ from ...options import flag_names
 from ...runtime import SilentReporter
 from ...text.dictionary import build_dictionary
 from ...loss.registry import KERNEL_PLT, LOSSES
-from ..meter import Meter
+from ...meter import Meter
 from ..options import Args, parse_metric, validate
 from ..plan import default_rate
 from ..plan_rules import AUTO_PLT_MIN_LABELS_PER_LINE, AUTO_SOFTMAX_MAX_LABELS, default_tree_arity

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..metrics import ranking_metrics
+from .metrics import ranking_metrics
 
 
 @dataclass

@@ -1,0 +1,174 @@
+"""The linear model end to end: the Python API, reproducibility, save and
+load, the commands, and refused model files."""
+
+import hashlib
+import json
+import struct
+
+import numpy as np
+import pytest
+from cli_util import ok, run, user_error
+
+import treexc
+from treexc.io import modelfile
+
+FLAGS = dict(model="linear", thread=1, seed=3, arity=2, leafSize=2)
+
+
+@pytest.fixture(scope="module")
+def work(tmp_path_factory, topic_lines):
+    folder = tmp_path_factory.mktemp("linear")
+    (folder / "train.txt").write_text("\n".join(topic_lines(300, 0)) + "\n")
+    (folder / "test.txt").write_text("\n".join(topic_lines(80, 1)) + "\n")
+    return folder
+
+
+@pytest.fixture(scope="module")
+def trained(work):
+    model = treexc.train_supervised(str(work / "train.txt"), **FLAGS)
+    model.save_model(str(work / "a.bin"))
+    return model
+
+
+def _sha(path):
+    return hashlib.sha256(open(path, "rb").read()).hexdigest()
+
+
+def test_learns_the_topics(work, trained):
+    n, p1, r1 = trained.test(str(work / "test.txt"))
+    assert n == 80 and p1 > 0.9
+    labels, probs = trained.predict("bread cheese dish", k=2)
+    assert labels[0] == "__label__food" and probs[0] > probs[1] > 0
+    many = trained.predict(["ball goal team", "song band drum"])
+    assert [ls[0] for ls in many[0]] == ["__label__sport", "__label__music"]
+
+
+def test_one_thread_and_a_seed_reproduce_the_file(work, trained):
+    again = treexc.train_supervised(str(work / "train.txt"), **FLAGS)
+    again.save_model(str(work / "b.bin"))
+    assert _sha(work / "a.bin") == _sha(work / "b.bin")
+    # nodes are independent, each with its own seed: threads change nothing
+    two = treexc.train_supervised(str(work / "train.txt"), **dict(FLAGS, thread=2))
+    two.save_model(str(work / "c.bin"))
+    assert _sha(work / "a.bin") == _sha(work / "c.bin")
+    other = treexc.train_supervised(str(work / "train.txt"), **dict(FLAGS, seed=4))
+    other.save_model(str(work / "d.bin"))
+    assert _sha(work / "a.bin") != _sha(work / "d.bin")
+
+
+def test_save_load_round_trip(work, trained):
+    loaded = treexc.load_model(str(work / "a.bin"))
+    lines = ["ball goal team", "code bug test", "bread taste", "nothing known here"]
+    a, b = trained.predict(lines, k=3), loaded.predict(lines, k=3)
+    assert a[0] == b[0] and all(np.array_equal(x, y) for x, y in zip(a[1], b[1]))
+    assert loaded.test(str(work / "test.txt"), 2) == trained.test(str(work / "test.txt"), 2)
+    assert loaded.get_labels() == trained.get_labels()
+
+
+def test_embedding_members_say_why(trained):
+    with pytest.raises(treexc.TreexcError, match="linear model"):
+        trained.get_word_vector("ball")
+
+
+def test_auto_and_explicit_families(work):
+    emb = treexc.train_supervised(str(work / "train.txt"), dim=4, epoch=1, thread=1)
+    assert hasattr(emb, "get_word_vector") and emb.get_word_vector("ball").shape == (4,)
+    lin = treexc.train_supervised(str(work / "train.txt"), thread=1)
+    assert type(lin).__name__ == "LinearModel"
+    with pytest.raises(treexc.TreexcError, match="-dim"):
+        treexc.train_supervised(str(work / "train.txt"), model="linear", dim=4)
+    with pytest.raises(treexc.TreexcError, match="-C"):
+        treexc.train_supervised(str(work / "train.txt"), model="embedding", C=2.0)
+
+
+def test_train_from_csr_arrays():
+    rng = np.random.default_rng(0)
+    n, d, n_labels = 200, 30, 6
+    labels = rng.integers(0, n_labels, size=n)
+    dense = rng.random((n, d)) * (rng.random((n, d)) < 0.2)
+    dense[np.arange(n), labels] += 2.0  # column = label: learnable
+    indptr = np.concatenate([[0], np.cumsum((dense != 0).sum(axis=1))])
+    model = treexc.train_linear(indptr, np.nonzero(dense)[1], dense[dense != 0],
+                                np.arange(n + 1), labels, thread=1, arity=2, leafSize=2)
+    from treexc.linear.features import rows_from_arrays
+    rows = rows_from_arrays(indptr, np.nonzero(dense)[1], dense[dense != 0],
+                            np.arange(n + 1), labels)
+    got, _, _ = model.predict_rows(rows, 1)
+    assert (got[:, 0] == labels).mean() > 0.95
+    assert model.get_labels() == [str(i) for i in range(n_labels)]
+    with pytest.raises(treexc.TreexcError, match="indptr"):
+        treexc.train_linear([0, 5], [1], [1.0], [0, 1], [0])
+
+
+def test_commands(work):
+    model = work / "cli"
+    ok(["supervised", "-input", work / "train.txt", "-output", model, "-thread", "1",
+        "-verbose", "0", "-arity", "2", "-leafSize", "2"])
+    assert (work / "cli.bin").exists() and not (work / "cli.vec").exists()
+    out = ok(["test", work / "cli.bin", work / "test.txt", "1"]).stdout.split("\n")
+    loaded = treexc.load_model(str(work / "cli.bin"))
+    n, p, r = loaded.test(str(work / "test.txt"))
+    assert out[0] == f"N\t{n}" and out[1] == f"P@1\t{p:.3g}"
+    answers = ok(["predict-prob", work / "cli.bin", "-", "2", "0.0"],
+                 input="ball goal\nbread\n").stdout.splitlines()
+    assert len(answers) == 2 and answers[0].startswith("__label__sport ")
+    assert ok(["predict", work / "cli.bin", "-"], input="x\n").stdout.count("\n") == 1
+    assert "F1-Score" in ok(["test-label", work / "cli.bin", work / "test.txt"]).stdout
+    assert "leafSize 2" in ok(["dump", work / "cli.bin", "args"]).stdout
+    assert "linear model" in ok(["check", work / "cli.bin"]).stdout
+    assert "internal nodes" in ok(["dump-tree", work / "cli.bin"]).stdout
+    user_error(["dump", work / "cli.bin", "output"], "linear model")
+    user_error(["supervised", "-input", work / "train.txt", "-output", model, "-model",
+                "linear", "-lr", "0.1"], "-lr")
+
+
+def _rewrite(src, dst, change):
+    header, arrays = modelfile.load(str(src))
+    arrays = {name: np.array(a) for name, a in arrays.items()}
+    change(header, arrays)
+    modelfile.save(str(dst), header, arrays)
+
+
+@pytest.mark.parametrize("change,what", [
+    (lambda h, a: a["t0.slots"].__setitem__(0, 99), "slot"),
+    (lambda h, a: a["t0.cols"].__setitem__(0, -5), "column"),
+    (lambda h, a: a["t0.node_off"].__setitem__(1, 10 ** 9), "node_off"),
+    (lambda h, a: a["t0.vals"].__setitem__(0, np.nan), "NaN"),
+    (lambda h, a: a["kept"].__setitem__(0, 10 ** 9), "kept"),
+    (lambda h, a: a.pop("t0.entry_off"), "entry_off"),
+    (lambda h, a: h.__setitem__("n_trees", 2), "t1"),
+    (lambda h, a: h["args"].__setitem__("beam", 0), "beam"),
+])
+def test_bad_files_are_refused(work, trained, change, what):
+    bad = work / "bad.bin"
+    _rewrite(work / "a.bin", bad, change)
+    line = user_error(["predict", bad, "-"], str(bad), input="ball\n")
+    assert what in line
+    user_error(["test", bad, work / "test.txt"], "corrupt")
+
+
+def test_damaged_bytes_are_refused(work, trained):
+    data = bytearray(open(work / "a.bin", "rb").read())
+    data[len(data) // 2] ^= 0xFF
+    (work / "flipped.bin").write_bytes(bytes(data))
+    user_error(["test", work / "flipped.bin", work / "test.txt"], "flipped.bin")
+
+
+def test_ensemble_and_learned_tree(work):
+    train = str(work / "train.txt")
+    ens = treexc.train_supervised(train, **dict(FLAGS, ensemble=2))
+    assert len(ens.trees) == 2 and ens.test(str(work / "test.txt"))[1] > 0.9
+    ens.save_model(str(work / "ens.bin"))
+    back = treexc.load_model(str(work / "ens.bin"))
+    lines = ["ball goal", "song drum", "bread"]
+    assert back.predict(lines, k=2)[0] == ens.predict(lines, k=2)[0]
+    labels, probs = ens.predict("ball goal team", k=4)
+    assert list(probs) == sorted(probs, reverse=True) and probs[0] <= 1.0
+    learned = treexc.train_supervised(train, **dict(FLAGS, tree="learned", treeUpdates=2))
+    assert learned.test(str(work / "test.txt"))[1] > 0.9
+    depths = learned.tree.depths()
+    assert (depths == depths[0]).all()  # the depth kept, every label at it
+    learned.save_model(str(work / "l1.bin"))
+    treexc.train_supervised(train, **dict(FLAGS, tree="learned", treeUpdates=2)).save_model(
+        str(work / "l2.bin"))
+    assert _sha(work / "l1.bin") == _sha(work / "l2.bin")

@@ -1,0 +1,101 @@
+"""The node classifiers' dual coordinate descent against the primal
+optimum found by Newton's method in numpy, on small dense problems."""
+
+import numpy as np
+import pytest
+
+from treexc.linear import solver_kernels as sk
+
+
+def _problem(seed, n=40, d=6):
+    rng = np.random.default_rng(seed)
+    x = rng.normal(size=(n, d))
+    x[:, -1] = 1.0  # a bias column
+    y = np.where(x[:, 0] + 0.5 * rng.normal(size=n) > 0, 1.0, -1.0)
+    indptr = np.arange(0, n * d + 1, d, dtype=np.int64)
+    indices = np.tile(np.arange(d, dtype=np.int32), n)
+    return x, y, indptr, indices, x.ravel().astype(np.float32)
+
+
+def _newton(grad_hess, d, steps=60):
+    w = np.zeros(d)
+    for _ in range(steps):
+        g, h = grad_hess(w)
+        w -= np.linalg.solve(h, g)
+    return w
+
+
+def _svm_grad_hess(x, y, C):
+    def gh(w):
+        margin = 1.0 - y * (x @ w)
+        active = margin > 0
+        xa = x[active]
+        g = w - 2.0 * C * (xa * (margin[active] * y[active])[:, None]).sum(axis=0)
+        return g, np.eye(len(w)) + 2.0 * C * xa.T @ xa
+    return gh
+
+
+def _lr_grad_hess(x, y, C):
+    def gh(w):
+        s = 1.0 / (1.0 + np.exp(y * (x @ w)))  # sigma(-y w.x)
+        g = w - C * (x * (y * s)[:, None]).sum(axis=0)
+        return g, np.eye(len(w)) + C * (x.T * (s * (1 - s))) @ x
+    return gh
+
+
+def _dual(solver, x, y, indptr, indices, data, C):
+    xf = data.astype(np.float64).reshape(x.shape)
+    w = np.zeros(x.shape[1])
+    state = np.array([12345], dtype=np.uint64)
+    lines = np.arange(len(y), dtype=np.int64)
+    xnorm2 = (xf * xf).sum(axis=1)
+    solver(lines, y, xnorm2, indptr, indices, data, C, 20000, 1e-9, w, state)
+    return w, xf
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+@pytest.mark.parametrize("C", [0.1, 1.0, 10.0])
+def test_svm_dual_reaches_the_primal_optimum(seed, C):
+    x, y, indptr, indices, data = _problem(seed)
+    w, xf = _dual(sk.solve_svm, x, y, indptr, indices, data, C)
+    best = _newton(_svm_grad_hess(xf, y, C), x.shape[1])
+    assert np.allclose(w, best, atol=1e-5)
+    g, _ = _svm_grad_hess(xf, y, C)(w)
+    assert np.abs(g).max() < 1e-4  # the primal gradient vanishes there
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+@pytest.mark.parametrize("C", [0.1, 1.0, 10.0])
+def test_lr_dual_reaches_the_primal_optimum(seed, C):
+    x, y, indptr, indices, data = _problem(seed)
+    w, xf = _dual(sk.solve_lr, x, y, indptr, indices, data, C)
+    best = _newton(_lr_grad_hess(xf, y, C), x.shape[1])
+    assert np.allclose(w, best, atol=1e-4)
+    g, _ = _lr_grad_hess(xf, y, C)(w)
+    assert np.abs(g).max() < 1e-3
+
+
+def test_train_node_prunes_and_stores_feature_major():
+    x, y, indptr, indices, data = _problem(3, n=50, d=5)
+    n, d = x.shape
+    positive = np.zeros((n, 3), dtype=np.uint8)
+    positive[:, 0] = y > 0
+    positive[:, 2] = y < 0
+    filled = np.array([1, 0, 1], dtype=np.uint8)  # slot 1 empty: no classifier
+    w = np.zeros(d)
+    column_slot = np.full(d, -1, dtype=np.int32)
+    lines = np.arange(n, dtype=np.int64)
+    cols, entry_off, slots, vals, _ = sk.train_node(
+        lines, positive, filled, indptr, indices, data, 1.0, sk.SOLVER_SVM, 20000, 1e-9,
+        0.3, 7, w, column_slot)
+    assert (w == 0).all() and (column_slot == -1).all()  # scratch handed back clean
+    assert (np.diff(cols) > 0).all() and entry_off[-1] == len(slots) == len(vals)
+    assert set(slots.tolist()) <= {0, 2}
+    xf = data.astype(np.float64).reshape(x.shape)
+    for slot, labels in ((0, y), (2, -y)):
+        full = _newton(_svm_grad_hess(xf, labels, 1.0), d)
+        expect = {c: full[c] for c in range(d) if abs(full[c]) >= 0.3 or c == d - 1}
+        got = {int(cols[e]): float(vals[q]) for e in range(len(cols))
+               for q in range(entry_off[e], entry_off[e + 1]) if slots[q] == slot}
+        assert got.keys() == expect.keys()
+        assert np.allclose([got[c] for c in expect], list(expect.values()), atol=1e-4)

@@ -1,0 +1,267 @@
+"""A trained sparse linear model: its features, label trees and node weights.
+
+This is also the Python API object ``treexc.load_model`` returns for a
+linear model file, with fastText's ``predict``, ``test``, ``test_label``,
+``get_labels`` and ``save_model``; the members of the embedding model that
+have no meaning here (word vectors, matrices, quantize) raise a
+``TreexcError`` saying so.
+"""
+
+import threading
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import TreexcError
+from ..io.sparse_format import rows_of_piece
+from ..io.textio import read_text
+from ..meter import Meter
+from ..options import default_threads
+from ..trees.tree import Tree
+from . import beam_kernels as bk
+from .features import rows_from_arrays
+from .node_training import NodeWeights
+from .options import SCORERS
+from .stored import read_linear, save_linear
+
+PARALLEL_LINES = 256  # lines per prediction thread, at least
+# the embedding model's members a linear model cannot answer
+EMBEDDING_ONLY = ("get_word_vector", "get_sentence_vector", "get_input_matrix",
+                  "get_output_matrix", "get_input_vector", "get_nearest_neighbors",
+                  "get_analogies", "get_subwords", "quantize", "is_quantized",
+                  "get_dimension", "word_vectors", "sentence_vector")
+
+
+@dataclass
+class ScoredTree:
+    """One label tree and its nodes' classifiers."""
+
+    tree: Tree
+    weights: NodeWeights
+
+
+class LinearModel:
+    """``dictionary`` and ``features`` (``TfidfFeatures``) for text input,
+    or both None and ``label_names`` for given sparse features."""
+
+    def __init__(self, args, trees, n_cols, dictionary=None, features=None, label_names=None):
+        self.args = args
+        self.trees = trees
+        self.n_cols = int(n_cols)
+        self.dictionary = dictionary
+        self.features = features
+        self._label_names = label_names
+        self._label_index = None
+
+    # -- shape ---------------------------------------------------------------
+    @property
+    def nlabels(self):
+        return self.trees[0].tree.n_labels
+
+    @property
+    def tree(self):
+        """The first tree (``dump-tree``)."""
+        return self.trees[0].tree
+
+    @property
+    def text_input(self):
+        return self.dictionary is not None
+
+    def get_labels(self, include_freq=False, on_unicode_error=None):
+        if self.text_input:
+            names = self.dictionary.labels()
+        else:
+            names = list(self._label_names)
+        if include_freq:
+            return names, np.asarray(self.tree_label_counts())
+        return names
+
+    def get_words(self, include_freq=False, on_unicode_error=None):
+        if not self.text_input:
+            raise TreexcError("this linear model was trained on given sparse features: "
+                              "it has no words")
+        words = self.dictionary.words()
+        if include_freq:
+            return words, self.dictionary.counts[:self.dictionary.nwords].copy()
+        return words
+
+    def __getattr__(self, name):
+        if name in EMBEDDING_ONLY or name in ("w_in", "w_out"):
+            raise TreexcError(f"{name}: a linear model (-model linear) has no word vectors "
+                              "or dense matrices; train with -model embedding for them")
+        raise AttributeError(name)
+
+    # -- prediction ----------------------------------------------------------
+    def rows_of_text(self, data):
+        """The encoded corpus of checked text (``uint8``) and its rows."""
+        corpus = self.dictionary.encode(data)
+        return corpus, self.features.rows(corpus)
+
+    def rows_of_piece(self, data, path, first_line):
+        """The rows of a piece of input (``uint8``) starting at line
+        ``first_line`` of ``path``: text encoded and weighted, or sparse
+        lines as given."""
+        if self.text_input:
+            return self.rows_of_text(data)[1]
+        parts = rows_of_piece(data, path, first_line, self.n_cols, self.label_index())
+        return rows_from_arrays(*parts, n_features=self.n_cols - 1)
+
+    def label_index(self):
+        """Label name -> id (a sparse model's labels, for its input)."""
+        if self._label_index is None:
+            self._label_index = {name: i for i, name in enumerate(self.get_labels())}
+        return self._label_index
+
+    def predict_rows(self, rows, k=1, threshold=0.0):
+        """``(labels, log_scores, counts)`` of every row of ``rows``."""
+        if k == -1:
+            k = self.nlabels
+        k = min(k, self.nlabels)
+        n = rows.n_rows
+        if len(self.trees) == 1:
+            return self._predict_tree(self.trees[0], rows, k, threshold)
+        # an ensemble: each tree's scores of its best labels, averaged
+        wide = min(self.nlabels, max(4 * k, 20))
+        answers = [self._predict_tree(t, rows, wide, 0.0) for t in self.trees]
+        return average_answers(answers, n, self.nlabels, k, threshold)
+
+    def _predict_tree(self, scored, rows, k, threshold):
+        n = rows.n_rows
+        out_label = np.zeros((n, k), dtype=np.int64)
+        out_score = np.zeros((n, k), dtype=np.float64)
+        out_count = np.zeros(n, dtype=np.int64)
+        t, w = scored.tree, scored.weights
+        scorer = SCORERS.index(self.args.scorer)
+
+        def run(a, b):  # rows a..b-1; the kernel releases the GIL
+            bk.predict_rows(rows.indptr[a:b + 1], rows.indices, rows.data, t.children,
+                            t.n_labels, w.node_off, w.cols, w.entry_off, w.slots, w.vals,
+                            self.args.beam, scorer, k, float(threshold), out_label[a:b],
+                            out_score[a:b], out_count[a:b])
+
+        n_threads = min(default_threads(), n // PARALLEL_LINES) if n else 0
+        if n_threads <= 1:
+            run(0, n)
+        else:
+            bounds = np.linspace(0, n, n_threads + 1).astype(int)
+            threads = [threading.Thread(target=run, args=(bounds[i], bounds[i + 1]))
+                       for i in range(n_threads)]
+            for th in threads:
+                th.start()
+            for th in threads:
+                th.join()
+        return out_label, out_score, out_count
+
+    def predict(self, text, k=1, threshold=0.0, on_unicode_error=None):
+        """fastText's ``predict``: for a string ``(labels, scores)``, for a
+        list of strings the lists of both."""
+        self._need_text("predict")
+        single = isinstance(text, str)
+        lines = [text] if single else list(text)
+        for line in lines:
+            if not isinstance(line, str):
+                raise TypeError(f"predict takes a str or a list of str, not "
+                                f"{type(line).__name__}")
+            if "\n" in line:
+                raise TreexcError("predict processes one line at a time; "
+                                  "remove the newline characters")
+        raw = "".join(line + "\n" for line in lines).encode("utf-8", "surrogateescape")
+        _, rows = self.rows_of_text(np.frombuffer(raw, dtype=np.uint8))
+        labels, scores, counts = self.predict_rows(rows, k, threshold)
+        names = self.get_labels()
+        out_labels = [tuple(names[j] for j in labels[i, :counts[i]]) for i in range(len(lines))]
+        out_probs = [np.exp(scores[i, :counts[i]]) for i in range(len(lines))]
+        if single:
+            return out_labels[0], out_probs[0]
+        return out_labels, out_probs
+
+    def predict_corpus(self, corpus, k=1, threshold=0.0):
+        """As the embedding model's: the answers for an encoded corpus."""
+        return self.predict_rows(self.features.rows(corpus), k, threshold)
+
+    def encode_text(self, data):
+        self._need_text("encode_text")
+        return self.dictionary.encode(data)
+
+    def evaluate(self, data, k=1, threshold=0.0, path="-"):
+        """The :class:`Meter` of a labelled input (``uint8``; ``path`` names
+        it in errors), fastText's counts: text, or sparse lines for a model
+        trained on them."""
+        if self.text_input:
+            corpus, rows = self.rows_of_text(data)
+        else:
+            corpus = rows = self.rows_of_piece(data, path, 1)
+        labels, _, counts = self.predict_rows(rows, k, threshold)
+        return Meter.from_predictions(corpus, labels, counts, self.nlabels)
+
+    def test(self, path, k=1, threshold=0.0):
+        """``(N, precision@k, recall@k)`` on a labelled file, as fastText."""
+        meter = self.evaluate(read_text(path), k, threshold, path)
+        return meter.n_examples, meter.precision(), meter.recall()
+
+    def test_label(self, path, k=1, threshold=0.0):
+        meter = self.evaluate(read_text(path), k, threshold, path)
+        names = self.get_labels()
+        return {names[i]: {"precision": meter.label_precision(i),
+                           "recall": meter.label_recall(i),
+                           "f1score": meter.label_f1(i)} for i in range(self.nlabels)}
+
+    def _need_text(self, what):
+        if not self.text_input:
+            raise TreexcError(f"{what}: this model was trained on sparse features; give "
+                              "it sparse lines (treexc predict/test read them)")
+
+    # -- tree (dump-tree) ----------------------------------------------------
+    def tree_label_names(self):
+        return self.get_labels()
+
+    def tree_label_counts(self):
+        if self.text_input:
+            return self.dictionary.label_counts
+        return np.zeros(self.nlabels, dtype=np.int64)
+
+    def tree_statistics(self, path):
+        raise TreexcError("dump-tree -input: node measures are the embedding model's; "
+                          "a linear model's tree is printed without -input")
+
+    # -- files ---------------------------------------------------------------
+    def save_model(self, path):
+        save_linear(self, path)
+
+
+def average_answers(answers, n, n_labels, k, threshold):
+    """The ``k`` best labels of each line by their probabilities averaged
+    over the trees' answers (a label a tree did not answer scores 0 there)."""
+    lines, labels, probs = [], [], []
+    for lab, score, count in answers:
+        valid = np.arange(lab.shape[1])[None, :] < count[:, None]
+        lines.append(np.nonzero(valid)[0])
+        labels.append(lab[valid])
+        probs.append(np.exp(score[valid]))
+    key = np.concatenate(lines) * n_labels + np.concatenate(labels)
+    prob = np.concatenate(probs)
+    order = np.argsort(key, kind="stable")
+    key, prob = key[order], prob[order]
+    starts = np.flatnonzero(np.r_[True, key[1:] != key[:-1]])
+    total = np.add.reduceat(prob, starts) / len(answers) if len(prob) else prob
+    key = key[starts]
+    line, label = key // n_labels, key % n_labels
+    rank = np.lexsort((label, -total, line))
+    line, label, total = line[rank], label[rank], total[rank]
+    first = np.searchsorted(line, np.arange(n))
+    place = np.arange(len(line)) - first[line]
+    keep = (place < k) & (total >= threshold)
+    out_label = np.zeros((n, k), dtype=np.int64)
+    out_score = np.zeros((n, k), dtype=np.float64)
+    out_label[line[keep], place[keep]] = label[keep]
+    with np.errstate(divide="ignore"):
+        out_score[line[keep], place[keep]] = np.log(total[keep])
+    out_count = np.bincount(line[keep], minlength=n).astype(np.int64)
+    return out_label, out_score, out_count
+
+
+def load_linear(path, loaded=None):
+    """The :class:`LinearModel` in ``path`` (``stored.read_linear``)."""
+    args, trees, n_cols, dictionary, features, names = read_linear(path, loaded)
+    return LinearModel(args, [ScoredTree(t, w) for t, w in trees], n_cols, dictionary,
+                       features, names)

@@ -1,0 +1,265 @@
+"""Numba kernels of the node classifiers: dual coordinate descent.
+
+Each internal node holds one binary classifier per filled child slot,
+trained on the lines that reach the node (a line reaches it when one of
+its labels lies below: teacher forcing), positive where a label lies below
+the slot.  Each is an L2-regularised linear model solved in the dual by
+coordinate descent (Hsieh et al. 2008, LIBLINEAR):
+
+* ``svm``: the L2-loss (squared hinge) SVM, ``min_w 1/2 |w|^2 + C sum
+  max(0, 1 - y w.x)^2``; the dual's coordinate step is closed-form.
+* ``lr``: logistic regression, ``min_w 1/2 |w|^2 + C sum log(1 + exp(-y
+  w.x))``; the dual's coordinate step is a few Newton steps on one
+  variable kept inside ``(0, C)`` (Yu, Huang & Lin 2011).
+
+Weights below ``prune`` in magnitude are dropped (the bias is kept), and
+the node's weights are returned feature-major: its sorted feature
+columns, and per column the slots and weights, which is what prediction
+reads (a line's columns looked up in the node's).  Scratch arrays are the
+calling thread's, passed in and handed back cleared.
+"""
+
+import numpy as np
+from numba import njit
+
+from .. import jitstart  # noqa: F401  (keys the kernel caches on every kernel's source)
+
+SOLVER_SVM = 0
+SOLVER_LR = 1
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _next_random(state):
+    """xorshift64* step: ``(new state, value)``."""
+    x = state[0]
+    x ^= x >> np.uint64(12)
+    x ^= x << np.uint64(25)
+    x ^= x >> np.uint64(27)
+    state[0] = x
+    return x * np.uint64(2685821657736338717)
+
+
+@njit(cache=True, nogil=True)
+def _shuffle(order, state):
+    for i in range(len(order) - 1, 0, -1):
+        j = np.int64(_next_random(state) % np.uint64(i + 1))
+        order[i], order[j] = order[j], order[i]
+
+
+@njit(cache=True, nogil=True)
+def _dot(w, indptr, indices, data, i):
+    s = 0.0
+    for k in range(indptr[i], indptr[i + 1]):
+        s += w[indices[k]] * data[k]
+    return s
+
+
+@njit(cache=True, nogil=True)
+def _axpy(w, a, indptr, indices, data, i):
+    for k in range(indptr[i], indptr[i + 1]):
+        w[indices[k]] += a * data[k]
+
+
+@njit(cache=True, nogil=True)
+def solve_svm(lines, y, xnorm2, indptr, indices, data, C, max_iter, eps, w, state):
+    """L2-loss SVM dual CD on the rows ``lines`` (labels ``y`` = +-1) into
+    ``w`` (zero on entry, indexed by column), with LIBLINEAR's shrinking
+    (a variable at its bound whose gradient points outwards beyond the
+    last pass's range leaves the active set until the end); returns the
+    passes made."""
+    n = len(lines)
+    alpha = np.zeros(n, dtype=np.float64)
+    diag = 0.5 / C
+    order = np.arange(n)
+    active = n
+    pg_max_old, pg_min_old = np.inf, -np.inf
+    it = 0
+    while it < max_iter:
+        _shuffle(order[:active], state)
+        pg_max, pg_min = -np.inf, np.inf
+        t = 0
+        while t < active:
+            s = order[t]
+            i = lines[s]
+            g = y[s] * _dot(w, indptr, indices, data, i) - 1.0 + diag * alpha[s]
+            pg = g
+            if alpha[s] == 0.0:
+                if g > pg_max_old:  # at the bound and staying there: shrink
+                    active -= 1
+                    order[t], order[active] = order[active], order[t]
+                    continue
+                if g > 0.0:
+                    pg = 0.0
+            pg_max = max(pg_max, pg)
+            pg_min = min(pg_min, pg)
+            if abs(pg) > 1e-12:
+                old = alpha[s]
+                alpha[s] = max(old - g / (xnorm2[s] + diag), 0.0)
+                _axpy(w, (alpha[s] - old) * y[s], indptr, indices, data, i)
+            t += 1
+        it += 1
+        if pg_max - pg_min <= eps:
+            if active == n:
+                break
+            active = n  # converged on the active set: check them all once more
+            pg_max_old, pg_min_old = np.inf, -np.inf
+            continue
+        pg_max_old = pg_max if pg_max > 0.0 else np.inf
+        pg_min_old = pg_min if pg_min < 0.0 else -np.inf
+    return it
+
+
+@njit(cache=True, nogil=True)
+def solve_lr(lines, y, xnorm2, indptr, indices, data, C, max_iter, eps, w, state):
+    """Logistic regression dual CD (LIBLINEAR's solver 7) into ``w``."""
+    n = len(lines)
+    alpha = np.full(n, min(0.001 * C, 1e-8))
+    comp = C - alpha  # C - alpha, kept apart for precision
+    for s in range(n):
+        _axpy(w, alpha[s] * y[s], indptr, indices, data, lines[s])
+    order = np.arange(n)
+    inner_eps = 1e-2
+    for it in range(max_iter):
+        _shuffle(order, state)
+        newton_iters = 0
+        gmax = 0.0
+        for t in range(n):
+            s = order[t]
+            i = lines[s]
+            a = xnorm2[s]
+            b = y[s] * _dot(w, indptr, indices, data, i)
+            # which of alpha and C - alpha is the variable z (the smaller one)
+            c1, c2 = alpha[s], comp[s]
+            sign = 1.0
+            if 0.5 * a * (c2 - c1) + b < 0.0:
+                c1, c2 = c2, c1
+                sign = -1.0
+            b = sign * b
+            z = c1
+            if C - z < 0.5 * C:
+                z = 0.1 * z
+            gp = a * (z - c1) + b + np.log(z / (C - z))
+            gmax = max(gmax, abs(gp))
+            for _ in range(100):
+                if abs(gp) < inner_eps:
+                    break
+                gpp = a + C / (C - z) / z
+                tmpz = z - gp / gpp
+                z = z * 0.1 if tmpz <= 0.0 else tmpz
+                gp = a * (z - c1) + b + np.log(z / (C - z))
+                newton_iters += 1
+            if sign > 0.0:
+                new_alpha = z
+                comp[s] = C - z
+            else:
+                new_alpha = C - z
+                comp[s] = z
+            _axpy(w, (new_alpha - alpha[s]) * y[s], indptr, indices, data, i)
+            alpha[s] = new_alpha
+        if gmax < eps:
+            return it + 1
+        if newton_iters <= n // 10:
+            inner_eps = max(1e-8, 0.1 * inner_eps)
+    return max_iter
+
+
+@njit(cache=True, nogil=True)
+def train_node(lines, positive, filled, indptr, indices, data, C, solver, max_iter, eps,
+               prune, seed, w, column_slot):
+    """The classifiers of one node: ``lines`` (ascending) reach it,
+    ``positive[s, j]`` says whether line ``s`` is positive for slot ``j``,
+    ``filled[j]`` whether slot ``j`` has a child.  ``w`` (float64, zero)
+    and ``column_slot`` (int32, -1), as long as the columns: scratch, left
+    as found.  Returns ``(cols, entry_off, slots, vals, passes)``: the
+    node's columns ascending, and for column ``cols[e]`` the slots and
+    weights ``entry_off[e]:entry_off[e + 1]``."""
+    n = len(lines)
+    n_slots = positive.shape[1]
+    bias_col = w.shape[0] - 1
+    # the node's columns, and the lines' squared norms
+    cols = np.empty(16, dtype=np.int32)
+    m = 0
+    xnorm2 = np.zeros(n, dtype=np.float64)
+    for s in range(n):
+        i = lines[s]
+        for k in range(indptr[i], indptr[i + 1]):
+            c = indices[k]
+            xnorm2[s] += data[k] * data[k]
+            if column_slot[c] < 0:
+                column_slot[c] = 0
+                if m == len(cols):
+                    grown = np.empty(2 * m, dtype=np.int32)
+                    grown[:m] = cols
+                    cols = grown
+                cols[m] = c
+                m += 1
+    cols = np.sort(cols[:m])
+    for q in range(m):
+        column_slot[cols[q]] = q  # the column's place in the node's sorted columns
+    # per slot, the kept weights by column place
+    kept_place = np.empty(64, dtype=np.int32)
+    kept_slot = np.empty(64, dtype=np.int32)
+    kept_val = np.empty(64, dtype=np.float32)
+    n_kept = 0
+    y = np.empty(n, dtype=np.float64)
+    state = np.empty(1, dtype=np.uint64)
+    passes = 0
+    for j in range(n_slots):
+        if not filled[j]:
+            continue
+        for s in range(n):
+            y[s] = 1.0 if positive[s, j] else -1.0
+        state[0] = np.uint64(seed) * np.uint64(0x9E3779B97F4A7C15) + np.uint64(2 * j + 1)
+        if solver == SOLVER_LR:
+            passes += solve_lr(lines, y, xnorm2, indptr, indices, data, C, max_iter, eps,
+                               w, state)
+        else:
+            passes += solve_svm(lines, y, xnorm2, indptr, indices, data, C, max_iter, eps,
+                                w, state)
+        for q in range(m):
+            c = cols[q]
+            v = w[c]
+            w[c] = 0.0
+            if abs(v) >= prune or (c == bias_col and v != 0.0):
+                if n_kept == len(kept_place):
+                    kept_place = _grown(kept_place)
+                    kept_slot = _grown(kept_slot)
+                    kept_val = _grown(kept_val)
+                kept_place[n_kept] = q
+                kept_slot[n_kept] = j
+                kept_val[n_kept] = v
+                n_kept += 1
+    # feature-major: the kept entries grouped by column place, slots ascending
+    count = np.zeros(m + 1, dtype=np.int64)
+    for e in range(n_kept):
+        count[kept_place[e] + 1] += 1
+    start = np.cumsum(count)
+    fill = start[:-1].copy()
+    slots = np.empty(n_kept, dtype=np.int32)
+    vals = np.empty(n_kept, dtype=np.float32)
+    for e in range(n_kept):  # entries come slot by slot: each group stays ascending
+        q = kept_place[e]
+        slots[fill[q]] = kept_slot[e]
+        vals[fill[q]] = kept_val[e]
+        fill[q] += 1
+    used = 0
+    for q in range(m):
+        column_slot[cols[q]] = -1
+        if start[q + 1] > start[q]:
+            used += 1
+    out_cols = np.empty(used, dtype=np.int32)
+    entry_off = np.zeros(used + 1, dtype=np.int64)
+    e = 0
+    for q in range(m):
+        if start[q + 1] > start[q]:
+            out_cols[e] = cols[q]
+            entry_off[e + 1] = start[q + 1]
+            e += 1
+    return out_cols, entry_off, slots, vals, passes
+
+
+@njit(cache=True, nogil=True)
+def _grown(a):
+    out = np.empty(2 * len(a), dtype=a.dtype)
+    out[:len(a)] = a
+    return out

@@ -1,0 +1,149 @@
+"""A linear model's file: written through ``io/modelfile`` (magic, version,
+checksums) and read back with every index checked before a kernel reads it.
+
+Header: ``kind`` ``"linear"``, the saved options, ``input`` (``"text"``:
+a dictionary and tf-idf features; ``"sparse"``: given feature columns),
+``n_cols``, ``n_trees``.  Arrays: the vocabulary (``pool``, ``entry_off``,
+``entry_len``, ``counts``: words then labels, as the embedding model's) or
+the label names alone; ``kept`` and ``idf`` (text input); per tree ``t``
+``t{t}.children`` (``trees.tree.Tree``) and the node weights
+``t{t}.node_off``, ``.cols``, ``.entry_off``, ``.slots``, ``.vals``
+(``node_training.NodeWeights``).
+"""
+
+import numpy as np
+
+from ..errors import TreexcError
+from ..io import contents, modelfile
+from ..options import check_fields, default_threads, option_values
+from ..text.dictionary import Dictionary, check_duplicates
+from ..io.textio import to_bytes, to_str
+from ..trees.tree import Tree
+from .features import TfidfFeatures
+from .node_training import NodeWeights
+from .options import LinearArgs
+
+MODEL_KIND = "linear"
+WEIGHT_ARRAYS = (("node_off", "<i8"), ("cols", "<i4"), ("entry_off", "<i8"),
+                 ("slots", "<i4"), ("vals", "<f4"))
+
+
+def save_linear(model, path):
+    arrays = {}
+    header = {"kind": MODEL_KIND, "args": option_values(model.args, saved_only=True),
+              "input": "text" if model.text_input else "sparse", "n_cols": model.n_cols,
+              "n_trees": len(model.trees)}
+    if model.text_input:
+        d = model.dictionary
+        arrays.update(pool=d.pool, entry_off=d.entry_off, entry_len=d.entry_len,
+                      counts=d.counts, kept=model.features.kept, idf=model.features.idf)
+        header.update(nwords=d.nwords, n_ids=model.features.n_ids,
+                      eos_id=model.features.eos_id)
+    else:
+        pool, off, lens = label_pool(model.get_labels())
+        arrays.update(pool=pool, entry_off=off, entry_len=lens,
+                      counts=np.zeros(len(off), dtype=np.int64))
+        header["nwords"] = 0
+    for t, scored in enumerate(model.trees):
+        arrays[f"t{t}.children"] = scored.tree.children
+        for name, _ in WEIGHT_ARRAYS:
+            arrays[f"t{t}.{name}"] = getattr(scored.weights, name)
+    modelfile.save(path, header, arrays)
+
+
+def read_linear(path, loaded=None):
+    """``(args, trees, n_cols, dictionary, features, label_names)`` of the
+    linear model in ``path`` (``trees``: ``(Tree, NodeWeights)`` pairs),
+    every part checked; a bad file is one ``TreexcError`` naming it."""
+    header, arrays = loaded if loaded is not None else modelfile.load(path)
+    if header.get("kind") != MODEL_KIND:
+        raise TreexcError(f"{path}: not a linear model")
+    try:
+        return _model(header, arrays)
+    except (KeyError, TypeError, ValueError) as e:
+        what = f"missing '{e.args[0]}'" if isinstance(e, KeyError) else str(e)
+        raise TreexcError(f"{path}: corrupt linear model ({what})") from None
+
+
+def _model(header, arrays):
+    args = contents.options(LinearArgs, header["args"])
+    args.thread = default_threads()  # not saved: the machine's
+    try:
+        check_fields(args)
+    except TreexcError as e:
+        raise ValueError(f"saved options: {e}") from None
+    n_cols, n_trees, nwords = header["n_cols"], header["n_trees"], header["nwords"]
+    for name, value in (("n_cols", n_cols), ("n_trees", n_trees), ("nwords", nwords)):
+        if type(value) is not int or not 0 <= value < 2 ** 31:
+            raise ValueError(f"{name} = {contents.describe(value)}")
+    pool = contents.array(arrays, "pool", np.uint8, 1)
+    entry_off = contents.array(arrays, "entry_off", np.int64, 1)
+    entry_len = contents.array(arrays, "entry_len", np.int32, 1)
+    counts = contents.array(arrays, "counts", np.int64, 1)
+    contents.check_entries(pool, entry_off, entry_len, counts)
+    table = check_duplicates(entry_off, entry_len, pool)
+    n_labels = len(entry_off) - nwords
+    if n_labels < 1 or n_trees < 1 or n_cols < 1:
+        raise ValueError("no labels, trees or columns")
+    dictionary = features = names = None
+    if header["input"] == "text":
+        dictionary = Dictionary(pool, entry_off, entry_len, counts, nwords, args.label,
+                                args.wordNgrams, args.bucket, 0, 0)
+        dictionary._table = table
+        features = _features(header, arrays, n_cols)
+    elif header["input"] == "sparse" and nwords == 0:
+        names = names_of_pool(pool, entry_off, entry_len)
+    else:
+        raise ValueError(f"input {contents.describe(header['input'])}")
+    trees = [_scored_tree(arrays, t, n_labels, n_cols) for t in range(n_trees)]
+    return args, trees, n_cols, dictionary, features, names
+
+
+def _features(header, arrays, n_cols):
+    kept = contents.array(arrays, "kept", np.int32, 1)
+    idf = contents.array(arrays, "idf", np.float32, 1)
+    n_ids, eos_id = header["n_ids"], header["eos_id"]
+    if type(n_ids) is not int or not 0 < n_ids < 2 ** 31 or type(eos_id) is not int:
+        raise ValueError("n_ids or eos_id")
+    if len(kept) != len(idf) or len(kept) + 1 != n_cols:
+        raise ValueError("kept and idf do not match the columns")
+    if len(kept) and (kept[0] < 0 or kept[-1] >= n_ids or (np.diff(kept) <= 0).any()):
+        raise ValueError("kept ids out of range or not ascending")
+    contents.check_weights("idf", idf)
+    return TfidfFeatures(np.array(kept), np.array(idf), n_ids, eos_id)
+
+
+def _scored_tree(arrays, t, n_labels, n_cols):
+    children = contents.array(arrays, f"t{t}.children", np.int32, 2)
+    contents.check_tree(children, n_labels)
+    tree = Tree(np.array(children), n_labels)
+    parts = {name: contents.array(arrays, f"t{t}.{name}", dtype, 1)
+             for name, dtype in WEIGHT_ARRAYS}
+    node_off, cols, entry_off = parts["node_off"], parts["cols"], parts["entry_off"]
+    slots, vals = parts["slots"], parts["vals"]
+    if len(node_off) != tree.n_internal + 1 or len(entry_off) != len(cols) + 1 \
+            or len(slots) != len(vals):
+        raise ValueError(f"tree {t}: weight arrays of mismatched lengths")
+    for name, off, total in (("node_off", node_off, len(cols)),
+                             ("entry_off", entry_off, len(slots))):
+        if off[0] != 0 or off[-1] != total or (np.diff(off) < 0).any():
+            raise ValueError(f"tree {t}: {name} out of order or range")
+    if len(cols) and (cols.min() < 0 or cols.max() >= n_cols):
+        raise ValueError(f"tree {t}: a weight's column out of range")
+    if len(slots) and (slots.min() < 0 or slots.max() >= tree.arity):
+        raise ValueError(f"tree {t}: a weight's slot out of range")
+    contents.check_weights(f"t{t}.vals", vals)
+    weights = NodeWeights(*(np.array(parts[name]) for name, _ in WEIGHT_ARRAYS))
+    return tree, weights
+
+
+def label_pool(names):
+    """``(pool, off, len)`` of label names (a sparse model's labels)."""
+    blobs = [to_bytes(name) for name in names]
+    lens = np.array([len(b) for b in blobs], dtype=np.int32)
+    off = np.concatenate([[0], np.cumsum(lens)[:-1]]).astype(np.int64)
+    return np.frombuffer(b"".join(blobs), dtype=np.uint8).copy(), off, lens
+
+
+def names_of_pool(pool, off, lens):
+    return [to_str(bytes(pool[o:o + n])) for o, n in zip(off.tolist(), lens.tolist())]

@@ -1,0 +1,93 @@
+"""Training a linear model: features -> label tree -> node classifiers.
+
+1. Text is counted and encoded through the token cache
+   (``text/token_cache``: memory bounded by the model, ``-cache`` reused),
+   the tf-idf columns fitted on it and its rows computed
+   (``features.TfidfFeatures``); given sparse rows are taken as they are.
+2. The label tree: balanced spherical k-means over the labels' PIFA
+   centroids (``kmeans_tree``).
+3. Every node's classifiers, trained in threads (``node_training``).
+4. With ``-tree learned``, the tree refined by AssignLabels on the
+   classifiers' scores, and its nodes retrained (``learned_tree``).
+With ``-ensemble N`` steps 2-4 run N times, seeds ``-seed .. -seed+N-1``.
+"""
+
+import time
+from dataclasses import replace
+
+from ..errors import TreexcError
+from ..io.sparse_format import TEXT, read_training, sniff
+from ..io.textio import display_name
+from ..runtime import SilentReporter
+from ..text.token_cache import training_corpus
+from . import kmeans_kernels as kk
+from .features import TfidfFeatures, rows_from_arrays
+from .kmeans_tree import kmeans_tree
+from .learned_tree import refine_tree
+from .model import LinearModel, ScoredTree
+from .node_training import train_nodes
+
+
+def train_linear_text(args, reporter=None):
+    """A linear model of the file ``args.input``: fastText's text, or
+    sparse lines (``io/sparse_format``: the features as given)."""
+    reporter = reporter or SilentReporter()
+    name = display_name(args.input)
+    fmt = sniff(args.input)
+    if fmt != TEXT:  # given features: trained as they are
+        indptr, indices, values, label_off, labels, names, n_features = \
+            read_training(args.input, fmt)
+        rows = rows_from_arrays(indptr, indices, values, label_off, labels, n_features)
+        reporter.info(f"Read {rows.n_rows} sparse lines ({fmt}): {n_features} features, "
+                      f"{len(names)} labels")
+        if not len(rows.labels):
+            raise TreexcError(f"{name}: no line has labels")
+        return train_linear_rows(rows, names, args, reporter)
+
+    def verbose_info(message):
+        if args.verbose >= 2:
+            reporter.info(message)
+
+    t0 = time.monotonic()
+    with training_corpus(args, name, lambda: None, verbose_info) as (dictionary, corpus, _):
+        reporter.info(f"Read {corpus.token_count() // 1000000}M words")
+        reporter.info(f"Number of words:  {dictionary.nwords}")
+        reporter.info(f"Number of labels: {dictionary.nlabels}")
+        corpus.report_bare_lines(name)
+        features = TfidfFeatures.fit(corpus, dictionary.nwords + dictionary.bucket,
+                                     dictionary.eos_id(), args.minDf)
+        rows = features.rows(corpus)
+    reporter.info(f"Features: {features.n_cols - 1} tf-idf columns seen in >= {args.minDf} "
+                  f"lines, {len(rows.data)} nonzeros ({time.monotonic() - t0:.1f} s)")
+    trees = train_trees(rows, dictionary.nlabels, args, reporter)
+    return LinearModel(args, trees, rows.n_cols, dictionary, features)
+
+
+def train_linear_rows(rows, label_names, args, reporter=None):
+    """A linear model of given sparse rows (``features.SparseRows``)."""
+    trees = train_trees(rows, len(label_names), args, reporter or SilentReporter())
+    return LinearModel(args, trees, rows.n_cols, label_names=list(label_names))
+
+
+def train_trees(rows, n_labels, args, reporter):
+    """``-ensemble`` scored trees over ``rows``."""
+    t0 = time.monotonic()
+    centroids = kk.label_centroids(rows.indptr, rows.indices, rows.data, rows.label_off,
+                                   rows.labels, n_labels, rows.n_cols - 1)
+    trees = []
+    for member in range(args.ensemble):
+        member_args = replace(args, seed=args.seed + member)
+        t1 = time.monotonic()
+        tree = kmeans_tree(centroids, rows.n_cols - 1, n_labels, args.arity, args.leafSize,
+                           member_args.seed)
+        t2 = time.monotonic()
+        weights = train_nodes(tree, rows, member_args)
+        scored = ScoredTree(tree, weights)
+        reporter.info(f"tree {member + 1}/{args.ensemble}: {tree.n_internal} nodes, "
+                      f"k-means {t2 - t1:.1f} s, classifiers {time.monotonic() - t2:.1f} s, "
+                      f"{weights.nnz} weights")
+        if args.tree == "learned":
+            scored = refine_tree(scored, rows, member_args, reporter)
+        trees.append(scored)
+    reporter.info(f"Trained in {time.monotonic() - t0:.1f} s")
+    return trees

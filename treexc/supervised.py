@@ -1,0 +1,148 @@
+"""``treexc supervised`` across model families: which family trains, and
+loading either family's model file.
+
+``-model auto`` (the default) trains the sparse linear model (``linear/``)
+unless a flag only the embedding model understands is given explicitly
+(``-dim``, ``-lr``, ``-epoch``, ``-loss``, ``-pretrainedVectors``, the
+autotune flags, ``-tree huffman|random|cluster``, ...), which picks the
+embedding model (``classify/``) instead; docs/linear.md, "When auto picks
+it", has the measurements behind the rule.  The command line and the
+Python API (``treexc.train_supervised``, ``treexc.load_model``) both come
+through here; neither family knows of the other.
+"""
+
+import dataclasses
+import sys
+
+from .classify.autotune.search import autotune, manual_fields
+from .classify.model import load_model as load_embedding
+from .classify.options import AUTOTUNE_FLAGS, Args, make_args, make_autotune_args
+from .classify.training import plan_of_input
+from .classify.training import train_supervised as train_embedding
+from .errors import TreexcError
+from .io import modelfile
+from .io.fasttext_model import starts_like_fasttext
+from .linear.model import load_linear
+from .linear.options import LINEAR_ONLY, LinearArgs, make_linear_args
+from .linear.training import train_linear_text
+from .options import flag_names
+from .runtime import reporter_factory
+from .supervised_options import (
+    AUTO,
+    EMBEDDING,
+    EMBEDDING_ONLY,
+    EMBEDDING_TREES_ONLY,
+    LINEAR,
+    LINEAR_TREES_ONLY,
+    SHARED,
+)
+
+
+def _field_of_flag(*classes):
+    return {name: f.name for cls in classes for f in dataclasses.fields(cls)
+            for name in flag_names(f)}
+
+
+_FIELD_OF = _field_of_flag(Args, LinearArgs)
+
+
+def choose_family(model, flags):
+    """``(family, why)`` for ``-model model`` and the other flags given
+    (name -> value; None = not given, any spelling); refuses a flag of the
+    family not chosen."""
+    given = {name: value for name, value in flags.items() if value is not None}
+    fields = {name: _FIELD_OF.get(name, name) for name in given}
+    embedding = [n for n, f in fields.items()
+                 if (f in EMBEDDING_ONLY and f not in LINEAR_ONLY) or n in AUTOTUNE_FLAGS]
+    linear = [n for n, f in fields.items() if f in LINEAR_ONLY]
+    tree = given.get("tree")
+    if tree in EMBEDDING_TREES_ONLY:
+        embedding.append(f"tree {tree}")
+    if tree in LINEAR_TREES_ONLY:
+        linear.append(f"tree {tree}")
+    if model == LINEAR and embedding:
+        raise TreexcError(f"-{embedding[0]}: an option of -model embedding, not of -model linear")
+    if model == EMBEDDING and linear:
+        raise TreexcError(f"-{linear[0]}: an option of -model linear, not of -model embedding")
+    if model in (LINEAR, EMBEDDING):
+        return model, f"-model {model}"
+    if embedding and linear:
+        raise TreexcError(f"-{embedding[0]} is an option of the embedding model and "
+                          f"-{linear[0]} one of the linear model: give -model")
+    if embedding:
+        return EMBEDDING, f"-model auto: -{embedding[0]} given, an option of the embedding model"
+    return LINEAR, "-model auto: the sparse linear model (docs/linear.md)"
+
+
+def family_of_flags(flags):
+    """The family ``supervised``'s flags (``model`` among them) train."""
+    rest = {name: value for name, value in flags.items() if name != "model"}
+    return choose_family(flags.get("model") or AUTO, rest)[0]
+
+
+def linear_args(flags):
+    """LinearArgs from the flags the linear family reads."""
+    fields = set(SHARED) | set(LINEAR_ONLY)
+    return make_linear_args(**{name: value for name, value in flags.items()
+                               if _FIELD_OF.get(name, name) in fields})
+
+
+def train_supervised(flags, stream=sys.stderr, live=True):
+    """A model of either family from ``supervised``'s flags (``model``
+    among them); ``stream`` gets the progress at the flags' -verbose."""
+    flags = dict(flags)
+    model = flags.pop("model", None) or AUTO
+    family, why = choose_family(model, flags)
+    if family == LINEAR:
+        args = linear_args(flags)
+        reporter = reporter_factory(args.verbose, stream, live=live)()
+        if args.verbose >= 2:
+            reporter.info(f"model: linear ({why})")
+        return train_linear_text(args, reporter)
+    flags = {name: value for name, value in flags.items()
+             if _FIELD_OF.get(name, name) not in LINEAR_ONLY}  # none given: checked above
+    tune_flags = {name: flags.pop(name) for name in list(flags) if name in AUTOTUNE_FLAGS}
+    args = make_args(**flags)
+    tune = make_autotune_args(**tune_flags)
+    if tune.autotuneValidationFile:  # fastText's autotune: the best flags' model
+        return autotune(args, tune, manual_fields(flags), stream)
+    reporter = reporter_factory(args.verbose, stream, live=live)()
+    if args.verbose >= 2 and model == AUTO:
+        reporter.info(f"model: embedding ({why})")
+    return train_embedding(args, reporter)
+
+
+def plan_lines(flags):
+    """The lines ``supervised -plan`` prints: the family and why, then the
+    embedding model's plan (``classify/plan.py``: each choice, its rule and
+    reason, from the input's counting pass) or the linear model's options."""
+    flags = dict(flags)
+    model = flags.pop("model", None) or AUTO
+    family, why = choose_family(model, flags)
+    if family == LINEAR:
+        args = linear_args(flags)
+        return [f"model: linear ({why})"] + [
+            f"{f.name}: {getattr(args, f.name)}" for f in dataclasses.fields(args)
+            if f.metadata.get("saved", True)]
+    flags = {name: value for name, value in flags.items()
+             if _FIELD_OF.get(name, name) not in LINEAR_ONLY and name not in AUTOTUNE_FLAGS}
+    return [f"model: embedding ({why})"] + list(plan_of_input(make_args(**flags)).lines())
+
+
+def model_family(path):
+    """``"linear"`` for a linear model file, else ``"embedding"`` (a
+    classifier, a fastText file, or something its loader will refuse)."""
+    if starts_like_fasttext(path):
+        return EMBEDDING
+    try:
+        kind = modelfile.load_header(path).get("kind")
+    except TreexcError:
+        return EMBEDDING  # the classifier's loader says what is wrong
+    return LINEAR if kind == "linear" else EMBEDDING
+
+
+def load_model(path):
+    """A classifier of either family from its file."""
+    if model_family(path) == LINEAR:
+        return load_linear(path)
+    return load_embedding(path)
