@@ -20,7 +20,7 @@ from ..text.subwords import word_vectors as subword_vectors
 from ..trees.tree import Tree
 from .fasttext_convert import SCORING_FASTTEXT
 from .fasttext_kernels import predict_lines_fasttext
-from .members import FastTextMembers
+from ..text.members import FastTextMembers
 from .meter import Meter
 from .options import check_k_threshold, default_threads
 from .predict_kernels import collect_statistics, predict_lines

@@ -12,7 +12,7 @@ import click
 
 from .. import __version__
 from ..errors import TreexcError
-from . import classify, trees, vectors
+from . import classify, trees, unsupervised, vectors
 from .common import (
     NumberArgsCommand,
     fail,
@@ -143,7 +143,8 @@ def main():
     """
 
 
-for command in (*classify.COMMANDS, *trees.COMMANDS, *vectors.COMMANDS):
+for command in (*classify.COMMANDS, *unsupervised.COMMANDS, *trees.COMMANDS,
+                *vectors.COMMANDS):
     main.add_command(command)
 
 

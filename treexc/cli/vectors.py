@@ -48,7 +48,7 @@ def nn(model_path, k):
     """Print the K (default 10) nearest neighbours of each word read from
     stdin: ``word cosine-similarity`` lines, after the prompt ``Query word?``."""
     # imported here, not above: only a running command loads numpy and Numba
-    from ..classify.neighbours import check_neighbour_count
+    from ..text.neighbours import check_neighbour_count
 
     check_neighbour_count(k)
     model = load_classifier(model_path)
@@ -64,7 +64,7 @@ def analogies(model_path, k):
     """Print the K (default 10) words nearest to A - B + C for each triplet
     ``A B C`` read from stdin, after the prompt ``Query triplet (A - B + C)?``."""
     # imported here, not above: only a running command loads numpy and Numba
-    from ..classify.neighbours import check_neighbour_count
+    from ..text.neighbours import check_neighbour_count
 
     check_neighbour_count(k)
     write_stdout(f"Loading model {model_path}\n")
