@@ -201,7 +201,7 @@ def train_thread(thread, feat_off, feats, sub_off, sub_rows, pdiscard, w_in, w_o
                         loss = update(sub_rows[s0:s1], s1 - s0, words[c], w_in, w_out, hidden,
                                       grad, loss_kind, neg_table, neg, children, path_off,
                                       path_node, path_slot, probs, lr, rng_state, thread,
-                                      collect, stats_p, stats_n)
+                                      collect, stats_p[thread], stats_n[thread])
                         if loss < 0.0:
                             control[0] = DIVERGED
                             break
@@ -220,7 +220,8 @@ def train_thread(thread, feat_off, feats, sub_off, sub_rows, pdiscard, w_in, w_o
                         continue
                     loss = update(bow, m, words[p], w_in, w_out, hidden, grad, loss_kind,
                                   neg_table, neg, children, path_off, path_node, path_slot,
-                                  probs, lr, rng_state, thread, collect, stats_p, stats_n)
+                                  probs, lr, rng_state, thread, collect, stats_p[thread],
+                                  stats_n[thread])
                     if loss < 0.0:
                         control[0] = DIVERGED
                     else:
