@@ -74,6 +74,16 @@ def test_commands_answer_as_fasttext(fasttext_model):
     assert out == f"Query word? {expected}Query word? "
 
 
+def test_convert_keeps_fasttexts_answers(fasttext_model, tmp_path):
+    ft, path = fasttext_model
+    ok(["convert", path, tmp_path / "converted.bin"])
+    model = treexc.load_model(str(tmp_path / "converted.bin"))
+    assert isinstance(model, WordVectors)
+    for word in ["ball", "footballer"]:
+        assert (model.get_word_vector(word) == ft.get_word_vector(word)).all()
+    assert model.get_nearest_neighbors("bread", k=3) == ft.get_nearest_neighbors("bread", k=3)
+
+
 def test_a_truncated_fasttext_word_vector_file_is_refused(fasttext_model, tmp_path):
     _, path = fasttext_model
     raw = path.read_bytes()

@@ -21,6 +21,7 @@ from .common import (
     FastTextCommand,
     NumberArgsCommand,
     check_output_writable,
+    load_any_model,
     load_classifier,
     model_input_k_threshold,
     option_flags,
@@ -271,7 +272,7 @@ def print_word_vectors(model_path):
     from ..io.textio import printable, to_str
     from ..io.vectors import format_vector
 
-    model = load_classifier(model_path)
+    model = load_any_model(model_path)
     for lines in stdin_lines():
         out = []
         for word in lines.split():  # ASCII white space, as fastText's `cin >> word`
@@ -291,7 +292,7 @@ def print_sentence_vectors(model_path):
     # imported here, not above: only a running command loads numpy and Numba
     from ..io.vectors import format_vector
 
-    model = load_classifier(model_path)
+    model = load_any_model(model_path)
     for lines in stdin_lines():
         out = []
         # split at newlines only: a \r is a separator inside a line for fastText
@@ -312,7 +313,7 @@ def dump(model_path, what):
     # imported here, not above: only a running command loads numpy and Numba
     from ..io.textio import printable
 
-    model = load_classifier(model_path)
+    model = load_any_model(model_path)
     lines = []
 
     def write(line):  # a block of lines at a time: one write call per block

@@ -240,14 +240,17 @@ def _same_file(a, b):
 
 
 def load_classifier(path):
-    """The model in ``path``: a classifier, or a word vector model (treexc's
-    or fastText's skipgram or cbow), which answers the vector commands."""
     # imported here, not above: only a running command loads numpy and Numba
-    from ..vectors.model import is_word_vector_file, load_vectors
-    if is_word_vector_file(path):
-        return load_vectors(path)
     from ..classify.model import load_model
     return load_model(path)
+
+
+def load_any_model(path):
+    """The model in ``path`` for the vector commands: a classifier, or a word
+    vector model (treexc's, or fastText's skipgram or cbow)."""
+    # imported here, not above: only a running command loads numpy and Numba
+    from ..vectors.model import is_word_vector_file, load_vectors
+    return load_vectors(path) if is_word_vector_file(path) else load_classifier(path)
 
 
 

@@ -262,7 +262,7 @@ def dictionary_from_counts(counted, args, name, labels_needed=True):
     seen = counts > 0  # </s> has count 0 when the file has no newline
     word_ids = np.flatnonzero(seen & ~is_label & (counts >= args.minCount))
     label_ids = np.flatnonzero(seen & is_label & (counts >= args.minCountLabel))
-    if len(word_ids) + len(label_ids) == 0:
+    if len(word_ids) + len(label_ids) == 0 and (labels_needed or not seen.any()):
         raise TreexcError(f"{name}: empty file (no tokens)")
     if len(label_ids) == 0 and labels_needed:
         if is_label.any():

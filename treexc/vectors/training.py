@@ -57,6 +57,10 @@ def train_vectors(args, reporter=None):
         d = Dictionary(cached.pool, cached.entry_off, cached.entry_len, cached.counts,
                        cached.nwords, args.label, args.wordNgrams, args.bucket, args.minn,
                        args.maxn)
+        if d.nwords == 1 and d.word(0) == "</s>":  # lines without any (known) word
+            raise TreexcError(f"{name}: no words found besides the ends of lines"
+                              + (f" (none occurs -minCount {args.minCount} times)"
+                                 if args.minCount > 1 else ""))
         reporter.info(f"Read {corpus.token_count() // 1000000}M words")
         reporter.info(f"Number of words:  {d.nwords}")
         reporter.info(f"Number of labels: {d.nlabels}")
