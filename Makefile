@@ -6,7 +6,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: install demo test bench bench-trees bench-lm clean
+.PHONY: install demo test bench bench-trees bench-lm bench-vectors clean
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 10))' || { \
@@ -52,6 +52,15 @@ bench-lm: install
 	$(BENCH_LM) --eval-per-epoch 4 --rows torch-adaptive --torch-threads 1 --suffix=-1t
 	$(BENCH_LM) --eval-per-epoch 4 --rows torch-flat --torch-max-batches 1000 --torch-threads 1 --suffix=-1t
 	$(BENCH_LM) --timing --timing-batches 200 --depth 2 --arity 256
+
+# word vectors against fastText 0.9.2: the tables of docs/results/vectors.md
+# (20M tokens: hours on two shared cores; --tokens 2000000 for minutes)
+bench-vectors: install
+	$(BIN)/python -m pip install -q -e '.[bench-vectors]'
+	$(BIN)/python benchmarks/bench_vectors.py --tokens 20000000 --models skipgram,cbow \
+		--rows treexc,fasttext --out bench-vectors
+	$(BIN)/python benchmarks/bench_vectors.py --tokens 20000000 --models skipgram \
+		--rows treexc-hs,treexc-hs-learned,fasttext-hs --out bench-vectors
 
 clean:
 	rm -rf out .pytest_cache
