@@ -11,7 +11,7 @@ COMPILED := $(VENV)/.compiled
 # the kernels' sources: a change compiles them again (treexc/jitstart.py)
 SOURCES  := $(wildcard treexc/*.py treexc/*/*.py)
 
-.PHONY: install compile demo test test-quick bench bench-trees bench-lm bench-xmc clean
+.PHONY: install compile demo test test-quick bench bench-trees bench-lm bench-xmc bench-vectors clean
 
 # PYTHONWARNINGS: setuptools' banner about editable installs (its advice is
 # what treexc-clone.pth below takes care of).  treexc-clone.pth puts the
@@ -88,6 +88,15 @@ $(XMC_VENV)/.installed: pyproject.toml
 bench-xmc: install $(XMC_VENV)/.installed
 	nice $(XMC_VENV)/bin/python benchmarks/bench_xmc.py --out bench-results/xmc --resume \
 		--treexc $(BIN)/treexc
+
+# word vectors against fastText 0.9.2: the tables of docs/results/vectors.md
+# (20M tokens: hours on two shared cores; --tokens 2000000 for minutes)
+bench-vectors: install
+	$(BIN)/python -m pip install -q -e '.[bench-vectors]'
+	$(BIN)/python benchmarks/bench_vectors.py --tokens 20000000 --models skipgram,cbow \
+		--rows treexc,fasttext --out bench-vectors
+	$(BIN)/python benchmarks/bench_vectors.py --tokens 20000000 --models skipgram \
+		--rows treexc-hs,treexc-hs-learned,fasttext-hs --out bench-vectors
 
 clean:
 	rm -rf out .pytest_cache $(COMPILED)

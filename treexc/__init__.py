@@ -9,6 +9,9 @@ Python API, mirroring fastText's::
     model.save_model("model.bin")
     model = treexc.load_model("model.bin")
 
+    vectors = treexc.train_unsupervised(input="text.txt", model="skipgram")
+    vectors.get_nearest_neighbors("bread")
+
     lm = treexc.train_lm(input="corpus.txt", epoch=5)    # a language model
     lm.predict_next(["the", "old"], k=3)
     treexc.plan_supervised(input="train.txt").lines()    # what would be trained, and why
@@ -22,8 +25,8 @@ import sys
 from .errors import TreexcError
 
 __version__ = "0.1.0"
-__all__ = ["train_supervised", "train_linear", "plan_supervised", "load_model", "train_lm",
-           "plan_lm", "load_lm", "TreexcError"]
+__all__ = ["train_supervised", "train_linear", "plan_supervised", "train_unsupervised",
+           "load_model", "train_lm", "plan_lm", "load_lm", "TreexcError"]
 
 # Each function imports what it uses, inside its body: `import treexc` (and so
 # `treexc --help`) imports neither numpy nor Numba.
@@ -79,14 +82,33 @@ def plan_supervised(input, **flags):
 
 
 def load_model(path):
-    """Load a model saved by ``treexc supervised`` or ``save_model`` (either
-    family)."""
+    """Load a model saved by ``treexc supervised``, ``skipgram``, ``cbow`` or
+    ``save_model``, or fastText's ``.bin`` of any of those: a classifier, or
+    a word vector model."""
     # imported here, not above: `import treexc` loads neither numpy nor Numba
     from . import jitstart
     from .supervised import load_model as load
+    from .vectors.model import is_word_vector_file, load_vectors
 
     jitstart.prepare()
-    return load(path)
+    return load_vectors(path) if is_word_vector_file(path) else load(path)
+
+
+def train_unsupervised(input, model="skipgram", **flags):
+    """Train word vectors (fastText's ``train_unsupervised``): ``model``
+    skipgram or cbow; flags as ``treexc skipgram``'s (``dim``, ``ws``,
+    ``epoch``, ``minCount``, ``neg``, ``loss``, ``minn``, ``maxn``, ``t``,
+    ...).  ``verbose`` defaults to 0 here."""
+    # imported here, not above: `import treexc` loads neither numpy nor Numba
+    from . import jitstart
+    from .runtime import reporter_factory
+    from .vectors.options import make_vector_args
+    from .vectors.training import train_vectors
+
+    jitstart.prepare()
+    flags.setdefault("verbose", 0)
+    args = make_vector_args(input=input, model=model, **flags)
+    return train_vectors(args, reporter_factory(args.verbose, sys.stderr, live=False)())
 
 
 def train_lm(input, **flags):

@@ -21,7 +21,7 @@ from ..text.subwords import word_vectors as subword_vectors
 from ..trees.tree import Tree
 from .fasttext.convert import SCORING_FASTTEXT
 from .fasttext.kernels import predict_lines_fasttext
-from .members import FastTextMembers
+from ..text.members import FastTextMembers
 from ..meter import Meter, ranking
 from .options import check_k_threshold, default_threads
 from .plan_rules import SCORING_MEAN

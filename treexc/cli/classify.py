@@ -15,6 +15,7 @@ from .common import (
     FastTextCommand,
     NumberArgsCommand,
     check_output_writable,
+    load_any_model,
     load_classifier,
     model_input_k_threshold,
     option_flags,
@@ -302,7 +303,7 @@ def print_word_vectors(model_path):
     from ..io.textio import printable, to_str
     from ..io.vectors import format_vector
 
-    model = load_classifier(model_path)
+    model = load_any_model(model_path)
     for lines in stdin_lines():
         out = []
         for word in lines.split():  # ASCII white space, as fastText's `cin >> word`
@@ -322,7 +323,7 @@ def print_sentence_vectors(model_path):
     # imported here, not above: only a running command loads numpy and Numba
     from ..io.vectors import format_vector
 
-    model = load_classifier(model_path)
+    model = load_any_model(model_path)
     for lines in stdin_lines():
         out = []
         # split at newlines only: a \r is a separator inside a line for fastText
@@ -344,7 +345,7 @@ def dump(model_path, what):
     from ..classify.plan import plan_lines
     from ..io.textio import printable
 
-    model = load_classifier(model_path)
+    model = load_any_model(model_path)
     lines = []
 
     def write(line):  # a block of lines at a time: one write call per block

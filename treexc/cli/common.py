@@ -254,6 +254,14 @@ def load_classifier(path):
     return load_model(path)
 
 
+def load_any_model(path):
+    """The model in ``path`` for the vector commands: a classifier, or a word
+    vector model (treexc's, or fastText's skipgram or cbow)."""
+    # imported here, not above: only a running command loads numpy and Numba
+    from ..vectors.model import is_word_vector_file, load_vectors
+    return load_vectors(path) if is_word_vector_file(path) else load_classifier(path)
+
+
 
 def model_input_k_threshold(input_default):
     """fastText's positional arguments: MODEL INPUT [K] [THRESHOLD]."""

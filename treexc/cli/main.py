@@ -12,7 +12,7 @@ import click
 
 from .. import __version__
 from ..errors import TreexcError
-from . import classify, trees, vectors, warmup
+from . import classify, trees, unsupervised, vectors, warmup
 from .common import (
     NumberArgsCommand,
     fail,
@@ -147,7 +147,8 @@ def main():
     """
 
 
-for command in (*classify.COMMANDS, *trees.COMMANDS, *vectors.COMMANDS, *warmup.COMMANDS):
+for command in (*classify.COMMANDS, *unsupervised.COMMANDS, *trees.COMMANDS,
+                *vectors.COMMANDS, *warmup.COMMANDS):
     main.add_command(command)
 
 

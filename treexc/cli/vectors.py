@@ -15,7 +15,7 @@ from ..errors import TreexcError
 from .common import (
     NumberArgsCommand,
     check_output_writable,
-    load_classifier,
+    load_any_model,
     stdin_lines,
     write_stdout,
 )
@@ -48,10 +48,10 @@ def nn(model_path, k):
     """Print the K (default 10) nearest neighbours of each word read from
     stdin: ``word cosine-similarity`` lines, after the prompt ``Query word?``."""
     # imported here, not above: only a running command loads numpy and Numba
-    from ..classify.neighbours import check_neighbour_count
+    from ..text.neighbours import check_neighbour_count
 
     check_neighbour_count(k)
-    model = load_classifier(model_path)
+    model = load_any_model(model_path)
     write_stdout(NN_PROMPT)
     for word in _stdin_words():
         write_stdout(_answers(model.get_nearest_neighbors(word, k)) + NN_PROMPT)
@@ -64,11 +64,11 @@ def analogies(model_path, k):
     """Print the K (default 10) words nearest to A - B + C for each triplet
     ``A B C`` read from stdin, after the prompt ``Query triplet (A - B + C)?``."""
     # imported here, not above: only a running command loads numpy and Numba
-    from ..classify.neighbours import check_neighbour_count
+    from ..text.neighbours import check_neighbour_count
 
     check_neighbour_count(k)
     write_stdout(f"Loading model {model_path}\n")
-    model = load_classifier(model_path)
+    model = load_any_model(model_path)
     write_stdout(ANALOGIES_PROMPT)
     triplet = []
     for word in _stdin_words():
@@ -94,7 +94,7 @@ def print_ngrams(model_path, word):
     from ..io.textio import printable
     from ..io.vectors import format_vector
 
-    model = load_classifier(model_path)
+    model = load_any_model(model_path)
     if model.get_word_id(word) >= model.dictionary.nwords:  # its id would index a bucket row
         raise TreexcError(f"{printable(word)}: a label of {model_path}, not a word "
                           "(labels have no input vector)")
@@ -107,8 +107,9 @@ def print_ngrams(model_path, word):
 @click.argument("model_path", metavar="FASTTEXT_MODEL")
 @click.argument("output", metavar="OUTPUT")
 def convert(model_path, output):
-    """Convert a fastText supervised model (.bin) into a treexc model whose
-    answers are fastText's, to the bit (treexc also loads the .bin itself).
+    """Convert a fastText model (.bin: supervised, skipgram or cbow) into a
+    treexc model whose answers are fastText's, to the bit (treexc also
+    loads the .bin itself).
 
     \b
     treexc convert model.bin model.treexc.bin
@@ -117,10 +118,10 @@ def convert(model_path, output):
     from ..io.fasttext_model import starts_like_fasttext
 
     if not starts_like_fasttext(model_path):
-        load_classifier(model_path)  # names what it is (missing, treexc's own, ...)
+        load_any_model(model_path)  # names what it is (missing, treexc's own, ...)
         raise TreexcError(f"{model_path}: a treexc model already; convert reads fastText's")
     check_output_writable(output, [output], flag="OUTPUT", inputs=[model_path])
-    load_classifier(model_path).save_model(output)
+    load_any_model(model_path).save_model(output)
 
 
 COMMANDS = (nn, analogies, print_ngrams, convert)

@@ -1,4 +1,5 @@
-"""fastText 0.9.2's model files (``.bin``; ``.ftz`` recognised), read and checked.
+"""fastText 0.9.2's model files (``.bin``; ``.ftz`` recognised), read and
+checked: supervised models, and skipgram and cbow (word vector) ones.
 
 The layout, learned from fastText's ``FastText::saveModel`` and the ``save``
 methods of ``Args``, ``Dictionary`` and ``DenseMatrix`` (little-endian, no
@@ -45,7 +46,7 @@ _MATRIX = struct.Struct("<qq")
 
 @dataclass
 class FastTextModel:
-    """A fastText supervised model as its file holds it."""
+    """A fastText model as its file holds it."""
 
     version: int
     args: dict          # _ARG_NAMES -> value; "loss" and "model" as names
@@ -102,8 +103,11 @@ class _Reader:
         return m.reshape(rows, cols)
 
 
-def read_fasttext(path):
-    """The supervised fastText model in ``path``, every part checked."""
+def read_fasttext(path, unsupervised=False, header_only=False):
+    """The supervised fastText model in ``path``, every part checked; with
+    ``unsupervised``, a skipgram or cbow model instead (no labels needed,
+    an output row per word).  ``header_only``: the options alone (``args``
+    of a model without dictionary or matrices), to tell the kinds apart."""
     path = os.fspath(path)
     try:
         with open(path, "rb") as f:
@@ -121,13 +125,17 @@ def read_fasttext(path):
     args = dict(zip(_ARG_NAMES, r.unpack(_ARGS, "options")))
     if args["model"] not in MODELS:
         r.bad(f"model type {args['model']}")
-    if args["model"] != 3:
-        raise TreexcError(f"{path}: a fastText {MODELS[args['model']]} (word vector) model; "
-                          "treexc reads supervised models only")
     if args["loss"] not in LOSSES:
         r.bad(f"loss {args['loss']}")
     args["model"], args["loss"] = MODELS[args["model"]], LOSSES[args["loss"]]
-    if version == 11:  # fastText: old supervised models have no character n-grams
+    if header_only:
+        return FastTextModel(version, args, [], np.zeros(0, np.int64), 0, 0, None, None)
+    if (args["model"] == "supervised") == unsupervised:
+        raise TreexcError(f"{path}: a fastText supervised model, not a word vector one"
+                          if unsupervised else
+                          f"{path}: a fastText {args['model']} (word vector) model, not a "
+                          "classifier")
+    if version == 11 and not unsupervised:  # old supervised models have no character n-grams
         args["maxn"] = 0
     for name in ("dim", "ws", "epoch", "neg", "wordNgrams", "bucket", "minn", "maxn",
                  "lrUpdateRate", "minCount"):
@@ -135,7 +143,7 @@ def read_fasttext(path):
             r.bad(f"{name} {args[name]}")
     if args["dim"] < 1:
         r.bad(f"dim {args['dim']}")
-    words, counts, nwords, ntokens = _read_dictionary(r)
+    words, counts, nwords, ntokens = _read_dictionary(r, labels_needed=not unsupervised)
     nlabels = len(words) - nwords
     (quant,) = r.unpack(struct.Struct("<?"), "input matrix")
     if quant:
@@ -149,6 +157,11 @@ def read_fasttext(path):
     w_out = r.matrix("output matrix")
     if r.pos != len(buffer):
         r.bad(f"{len(buffer) - r.pos} bytes after the output matrix")
+    if unsupervised:  # an output row per word (hs uses nwords - 1 of them)
+        if w_in.shape != (nwords + args["bucket"], args["dim"]) or \
+                w_out.shape != (nwords, args["dim"]):
+            r.bad(f"matrices of {w_in.shape} and {w_out.shape} for {nwords} words")
+        return FastTextModel(version, args, words, counts, nwords, ntokens, w_in, w_out)
     out_rows = nlabels - 1 if args["loss"] == "hs" else nlabels
     if w_in.shape != (nwords + args["bucket"], args["dim"]):
         r.bad(f"input matrix of {w_in.shape[0]} x {w_in.shape[1]}, expected "
@@ -160,12 +173,14 @@ def read_fasttext(path):
                          w_out[:out_rows] if args["loss"] == "hs" else w_out)
 
 
-def _read_dictionary(r):
+def _read_dictionary(r, labels_needed=True):
     size, nwords, nlabels, ntokens, pruneidx_size = r.unpack(_DICT, "dictionary")
     if size < 0 or nwords < 0 or nlabels < 0 or size != nwords + nlabels:
         r.bad(f"dictionary of {size} entries, {nwords} words and {nlabels} labels")
-    if nlabels < 1:
+    if nlabels < 1 and labels_needed:
         r.bad("no label")
+    if nwords < 1 and not labels_needed:
+        r.bad("no word")
     if pruneidx_size >= 0:  # only a quantised model is pruned (fastText refuses others)
         raise TreexcError(f"{r.path}: a pruned (quantised) fastText model; treexc reads "
                           "only unquantised ones")

@@ -260,18 +260,19 @@ def build_dictionary(data, args, name):
     return dictionary_from_counts(tk.count_tokens(data, table.PROBE_SEED)[:4], args, name)
 
 
-def dictionary_from_counts(counted, args, name):
+def dictionary_from_counts(counted, args, name, labels_needed=True):
     """The dictionary of counted tokens (``TokenCounter.counted``): the
-    tokens passing the thresholds."""
+    tokens passing the thresholds.  ``labels_needed``: a file without labels
+    is refused (the classifier; word vectors train on words alone)."""
     entry_off, entry_len, counts, pool = counted
     prefix = np.frombuffer(to_bytes(args.label), dtype=np.uint8)
     is_label = tk.mark_labels(entry_off, entry_len, pool, prefix)
     seen = counts > 0  # </s> has count 0 when the file has no newline
     word_ids = np.flatnonzero(seen & ~is_label & (counts >= args.minCount))
     label_ids = np.flatnonzero(seen & is_label & (counts >= args.minCountLabel))
-    if len(word_ids) + len(label_ids) == 0:
+    if len(word_ids) + len(label_ids) == 0 and (labels_needed or not seen.any()):
         raise TreexcError(f"{name}: empty file (no tokens)")
-    if len(label_ids) == 0:
+    if len(label_ids) == 0 and labels_needed:
         if is_label.any():
             raise TreexcError(f"{name}: no label occurs at least -minCountLabel "
                               f"{args.minCountLabel} times")

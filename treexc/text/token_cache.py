@@ -131,13 +131,13 @@ def cache_name(key):
 
 
 @contextmanager
-def training_corpus(args, name, read_pretrained, verbose_info):
+def training_corpus(args, name, read_pretrained, verbose_info, labels_needed=True):
     """``(dictionary, corpus, pretrained)`` of ``args.input``, the corpus
     read from the token cache's mapping while inside (its pages handed back
     every tenth of a second).  ``read_pretrained()`` gives the pretrained
     ``(words, vectors)`` or None (it is called once, after the dictionary is
     made, as without a cache); ``verbose_info(message)`` prints at
-    ``-verbose`` 2."""
+    ``-verbose`` 2; ``labels_needed``: as ``dictionary_from_counts``'."""
     folder = args.cache or None
     if folder is not None and not os.path.isdir(folder):
         why = "is not a folder" if os.path.exists(folder) else "does not exist"
@@ -161,7 +161,7 @@ def training_corpus(args, name, read_pretrained, verbose_info):
         # built under this run's own names, opened, then published
         own = cache_folder.own_name(base)
         try:
-            pretrained = build_cache(args, name, own, read_pretrained, key)
+            pretrained = build_cache(args, name, own, read_pretrained, key, labels_needed)
             loaded = _reload(own, key, args, verbose_info)
         except BaseException:
             cache_folder.remove_own(own)
@@ -173,7 +173,7 @@ def training_corpus(args, name, read_pretrained, verbose_info):
         return
     with cache_folder.temporary_folder(folder) as work:
         base = os.path.join(work, "corpus")
-        pretrained = build_cache(args, name, base, read_pretrained, None)
+        pretrained = build_cache(args, name, base, read_pretrained, None, labels_needed)
         with _opened(_reload(base, None, args, verbose_info), pretrained) as opened:
             yield opened
 
@@ -252,7 +252,7 @@ def _pieces_with_last(pieces):
         yield previous, True
 
 
-def build_cache(args, name, base, read_pretrained, key):
+def build_cache(args, name, base, read_pretrained, key, labels_needed=True):
     """Write the cache ``base.index`` / ``base.tokens`` of ``args.input``;
     returns what ``read_pretrained()`` gave."""
     folder = os.path.dirname(base)
@@ -278,7 +278,7 @@ def build_cache(args, name, base, read_pretrained, key):
         byte_warning = check.message(name)
         if byte_warning:
             warn(byte_warning)
-        dictionary = dictionary_from_counts(counter.counted(), args, name)
+        dictionary = dictionary_from_counts(counter.counted(), args, name, labels_needed)
         del counter
         pretrained = read_pretrained()
         if pretrained is not None:

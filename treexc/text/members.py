@@ -2,10 +2,11 @@
 (``get_words``, ``get_subwords``, ``get_nearest_neighbors``, ``get_analogies``,
 ``get_line``, the matrices ...), with fastText's return types.
 
-A mixin of :class:`model.Model`: it reads the model's ``dictionary``,
+A mixin of both models that hold word vectors (``classify.model.Model``,
+``vectors.model.WordVectors``): it reads the model's ``dictionary``,
 ``w_in``, ``w_out``, ``is_quantized`` and ``get_word_vector``/``word_vectors``,
 and keeps its caches (``_words``, ``_labels``, ``_unit_vectors``; ``set_matrices``
-also drops ``_w_out_t``) in attributes ``Model.__init__`` creates.
+also drops ``_w_out_t``) in attributes the model's ``__init__`` creates.
 """
 
 import numpy as np
