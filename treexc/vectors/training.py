@@ -22,7 +22,8 @@ from ..io.textio import display_name
 from ..runtime import Progress, SilentReporter, check_weights_in_range, diverged, run_workers
 from ..text.dictionary import Dictionary
 from ..text.token_cache import training_corpus
-from ..trees.builders import build_tree, fit_depth
+from ..trees.builders import build_tree
+from ..trees.capacity import fit_depth, rebuild_memory_parts
 from ..trees.learner import TreeLearner
 from . import kernels as kern
 from .model import WordVectors
@@ -82,7 +83,7 @@ def memory_parts(args, nwords=0):
              ("negative table", NEGATIVE_TABLE_SIZE * 4 if args.loss == "ns" else 0, "-loss")]
     if args.learned:
         positions = nwords * max(1, int(np.log2(max(nwords, 2))))
-        parts += memory.rebuild_parts(args.thread, positions, nwords, args.arity,
+        parts += rebuild_memory_parts(args.thread, positions, nwords, args.arity,
                                       "-arity/-thread")
     return parts
 
