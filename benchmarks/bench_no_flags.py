@@ -42,7 +42,7 @@ def main():
             model = os.path.join(tmp, name)
             r = run([TREEXC, "supervised", "-input", str(train), "-output", model,
                      "-thread", str(THREADS), "-verbose", "0"])
-            mine = parse_p1(run([TREEXC, "test", model + ".bin", str(test)]).out.decode())
+            mine = parse_p1(run([TREEXC, "test", model + ".bin", str(test)]).out)
             ft = fasttext_train(train, test, {"thread": THREADS, "verbose": 0})
             rows.append([name, f"{mine:.3f}", f"{ft['p1']:.3f}", secs(r.cpu),
                          secs(ft["train_s"])])

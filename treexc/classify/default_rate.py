@@ -1,7 +1,7 @@
 """The default learning rate of ``treexc supervised`` (``-lr 0``), chosen
 from the training labels' counts, and how often it is halved when training
 diverges (``classify.training``).  The measurements behind both rates are
-in docs/benchmarks.md, "The default learning rate"."""
+in docs/results/classify.md, "The default learning rate"."""
 
 from .tree_shape import label_spread
 
@@ -14,7 +14,7 @@ from .tree_shape import label_spread
 # 0.238 / 0.365; 2.0 diverged on three of the five.  0.5 is the best or
 # within 0.01 of it on three and 0.07-0.13 short of 1.0 on two, where 1.0
 # loses 0.14 on cooking.  Confirmed on sets not used to choose it:
-# docs/benchmarks.md, "The default learning rate".
+# docs/results/classify.md, "The default learning rate".
 DEFAULT_LR = 0.5
 # ... halved at most this many times: past 0.5 / 2^5 = 0.016 a run that still
 # diverges has another cause (e.g. -pretrainedVectors of huge values)

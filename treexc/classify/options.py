@@ -49,7 +49,7 @@ from .tree_shape import (
 # the softmax estimates that of the one label drawn per update.  cooking
 # (2.3) and debian_tags (3.7) gain 0.10-0.18 P@1 at the default flags and
 # 0.03-0.06 at tuned ones; single-label sets are at 1.0 (wn_hypernym 1.02).
-# docs/benchmarks-multilabel.md, "The default for multi-label data".
+# docs/multilabel.md, "When treexc uses it".
 AUTO_PLT_MIN_LABELS_PER_LINE = 1.5
 SHUFFLED = "shuffled"  # -order: a new random order each epoch (text.epoch_order)
 

@@ -16,7 +16,7 @@ import statistics
 # every label count measured (gutenberg_books cut to its 100 to 2,972 most
 # frequent labels: 0.04-0.06 P@1 better) for 1.6-8x the training time; up to
 # 4,096 labels treexc's softmax still trains faster than fastText's default
-# (its softmax).  docs/benchmarks-trees.md, "Default loss", has the figures.
+# (its softmax).  docs/results/trees.md has the figures.
 AUTO_SOFTMAX_MAX_LABELS = 4096
 # The learned tree's default shape when its labels are about equally frequent
 # and each has many lines (a "wide root"): two levels, the root's children
@@ -73,11 +73,11 @@ SCORING_MEAN_MAX_LABELS = WIDE_ROOT_SHARE * AUTO_SOFTMAX_MAX_LABELS
 # next words 0.102 / 0.102 (1).  At the grids' flags: cooking at 25 epochs
 # 0.601 / 0.584 (7), gutenberg_books at 20 0.303 / 0.300 (24), but
 # wn_hypernym at 10 0.298 / 0.306 (1).  10 lines a label instead of 30 won
-# that one back and lost on cooking and the books.  docs/benchmarks-trees.md,
+# that one back and lost on cooking and the books.  docs/results/trees.md,
 # "How many rebuilds".  A probabilistic label tree is rebuilt once, at the
 # middle, from the whole first half's statistics: cooking, seeds 1-10, P@1
 # median 0.625 against 0.608 with 50 rebuilds and 0.618 for the Huffman tree
-# it starts from (docs/benchmarks-multilabel.md, "One rebuild").
+# it starts from (docs/trees.md, "One rebuild, at the middle of training").
 TREE_UPDATES, PLT_TREE_UPDATES = 50, 1
 STATS_PER_REBUILD = 30
 
