@@ -160,7 +160,12 @@ def compile_all(check):
         if not check:
             click.echo(f"treexc: compiling the kernels of {len(runs)} runs of every command "
                        "(minutes, once; they are cached for later runs)", err=True)
+        said = None
         for family, argv, stdin in runs:
+            if family != said and not check:  # minutes without a word otherwise
+                said = family
+                count = sum(1 for f, _, _ in runs if f == family)
+                click.echo(f"treexc: compile: {family} ({count} runs)", err=True)
             status, err = run_treexc(argv, stdin, notice=check)
             shown = " ".join(["treexc", *argv]).replace(folder + os.sep, "")
             if status != 0:
