@@ -55,14 +55,6 @@ def tracked():
             and n not in REWRITTEN_ELSEWHERE]
 
 
-def prose(path, line):
-    """The part of a line that is prose: all of it in Markdown and text, the
-    comment or string of a line of code (where a hash could be quoted)."""
-    if path.suffix == ".md" or path.suffix == "":
-        return line
-    return line if ("#" in line or '"' in line or "'" in line) else ""
-
-
 def history_findings():
     found = []
     for path in tracked():
@@ -72,8 +64,8 @@ def history_findings():
             for pattern, what in HISTORY:
                 if pattern.search(line):
                     found.append(f"{where}: {what}: {line.strip()[:100]}")
-            words = VERSION.sub("", prose(path, line))
-            if path.suffix in (".md", "") and HASH.search(words):
+            words = VERSION.sub("", line)
+            if HASH.search(words):
                 found.append(f"{where}: a commit hash: {line.strip()[:100]}")
     return found
 
