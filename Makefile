@@ -9,7 +9,7 @@ BIN      := $(VENV)/bin
 STAMP    := $(VENV)/.installed
 COMPILED := $(VENV)/.compiled
 # the kernels' sources: a change compiles them again (treexc/jitstart.py)
-SOURCES  := $(wildcard treexc/*.py treexc/*/*.py)
+SOURCES  := $(wildcard treexc/*.py treexc/*/*.py treexc/*/*/*.py)
 
 .PHONY: install compile demo test test-quick bench bench-trees bench-lm bench-xmc bench-vectors clean
 

@@ -5,7 +5,7 @@
     python benchmarks/bench_autotune.py --only cooking --duration 60
     python benchmarks/bench_autotune.py --quick               # small slices, 20 s: checks the script
 
-Cases (docs/benchmarks.md, "Autotune"):
+Cases (docs/results/classify.md, "Autotune"):
   cooking      tutorial split: train cooking.tutorial.train.txt, tune on
                cooking.tutorial.valid.txt, P@1 on cooking.test.txt
   wn_hypernym  train / valid / test

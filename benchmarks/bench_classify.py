@@ -6,7 +6,7 @@
     python benchmarks/bench_classify.py --repeat 3          # median of 3 runs
     python benchmarks/bench_classify.py --quick             # small slices: checks the script
 
-Cases (docs/benchmarks.md says what each measures and its targets):
+Cases (docs/results/classify.md says what each measures and its targets):
   cooking    P@1 and training time on the fastText tutorial split
   gutenberg  P@1, training time, words/sec/thread, peak memory on gutenberg_books
   predict    `treexc predict` / `treexc test` throughput vs fastText's model.test()

@@ -6,7 +6,7 @@
     python benchmarks/bench_default_loss.py --sets wn_hypernym  # one data set's rows
     python benchmarks/bench_default_loss.py --quick            # small slices: checks the script
 
-Cases (docs/benchmarks-trees.md, "Default loss", says what each measures):
+Cases (docs/results/trees.md says what each measures):
   crossover  treexc's softmax against its learned tree on gutenberg_books and
              wn_hypernym cut to their K most frequent labels, as K grows
   default    treexc with no -loss against fastText 0.9.2's hs and softmax at

@@ -20,7 +20,7 @@ so every figure of a row comes from the same conditions.  treexc and
 fastText share ``-dim``, ``-epoch``, ``-lr``, ``-wordNgrams``, ``-bucket``
 and 2 threads; napkinXC (no embedding; liblinear node classifiers) takes
 the lines' unigram and bigram tf-idf vectors, with its own defaults.
-Results: docs/benchmarks-multilabel.md.
+Results: docs/results/multilabel.md.
 """
 
 import json

@@ -34,6 +34,7 @@ def main():
                                         ("--unpacked", UNPACKED, "unpacked data folder")])
     opts = p.parse_args()
     rows = []
+    print(f"Measured at {version()}, fasttext-wheel 0.9.2, -thread {THREADS}.\n", flush=True)
     with tempfile.TemporaryDirectory(prefix="treexc-noflags-") as tmp:
         for name in opts.sets.split(","):
             train, test = (Path(opts.unpacked) / f for f in split_files(name))
@@ -42,14 +43,14 @@ def main():
             model = os.path.join(tmp, name)
             r = run([TREEXC, "supervised", "-input", str(train), "-output", model,
                      "-thread", str(THREADS), "-verbose", "0"])
-            mine = parse_p1(run([TREEXC, "test", model + ".bin", str(test)]).out.decode())
+            mine = parse_p1(run([TREEXC, "test", model + ".bin", str(test)]).out)
             ft = fasttext_train(train, test, {"thread": THREADS, "verbose": 0})
             rows.append([name, f"{mine:.3f}", f"{ft['p1']:.3f}", secs(r.cpu),
                          secs(ft["train_s"])])
+            print(" | ".join(rows[-1]), flush=True)  # each set as it ends: runs are long
             for ext in (".bin", ".vec"):
                 os.remove(model + ext)
-    print(f"Measured at {version()}, fasttext-wheel 0.9.2, -thread {THREADS}, "
-          f"load average {os.getloadavg()[0]:.1f}.\n")
+    print(f"\nLoad average at the end: {os.getloadavg()[0]:.1f}.\n")
     print("\n".join(table(["set", "treexc P@1", "fastText P@1", "treexc train CPU s",
                            "fastText train wall s"], rows)))
 

@@ -1,15 +1,12 @@
 """Out-of-core training: peak memory and words/sec/thread
 of `treexc supervised` reading its corpus from the token cache, on
 gutenberg_books' training file repeated 1, 4 and 16 times, against fastText
-0.9.2 on the 1x file and, optionally, against main's in-memory code from
-before the token cache (a worktree of 994d64b, run with PYTHONPATH) on 1x
-and 4x.  treexc runs in both orders: the default (each epoch shuffled,
+0.9.2 on the 1x file and, optionally, against another checkout of treexc
+(``--main DIR``, run with PYTHONPATH) on 1x and 4x.  treexc runs in both orders: the default (each epoch shuffled,
 read a window of random blocks at a time) and ``-order file``.
 
-    .venv/bin/python benchmarks/bench_outofcore.py --main ''
-    git worktree add --detach /tmp/wt_main 994d64b   # to compare with it
-    .venv/bin/python benchmarks/bench_outofcore.py --main /tmp/wt_main
-    git worktree add --detach /tmp/wt_prev HEAD~1   # or against an earlier commit
+    .venv/bin/python benchmarks/bench_outofcore.py
+    git worktree add --detach /tmp/wt_prev HEAD~1   # to compare with an earlier commit
     .venv/bin/python benchmarks/bench_outofcore.py --main /tmp/wt_prev --main-label 'before'
 
 Flags: -epoch 1 -dim 50 -loss hs -lr 0.1 -thread 2 (fastText: the same keywords;
@@ -77,11 +74,11 @@ def fasttext(train):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--main", default="/tmp/wt_main",
-                        help="a worktree of main before the token cache (994d64b); "
-                        "'' leaves it out")
+    parser.add_argument("--main", default="",
+                        help="another checkout of treexc to time beside this one "
+                        "(e.g. a worktree of an earlier commit); '' (the default) leaves it out")
     parser.add_argument("--main-label", default="main (in memory)",
-                        help="the --main rows' name in the table, e.g. 'before 1a2b3c4'")
+                        help="the --main rows' name in the table, e.g. 'before'")
     parser.add_argument("--repeat", type=int, default=3, help="rounds")
     parser.add_argument("--repeat4", type=int, default=2, help="rounds with the 4x file")
     parser.add_argument("--no16", action="store_true", help="leave out the 16x file")

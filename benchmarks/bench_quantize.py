@@ -5,7 +5,7 @@
     python benchmarks/bench_quantize.py --only cooking
     python benchmarks/bench_quantize.py --quick          # small slices: checks the script
 
-Per data set, both tools: train (docs/benchmarks.md's flags for the set),
+Per data set, both tools: train (docs/results/classify.md's flags for the set),
 test, then quantize the saved model with `-cutoff 100000 -retrain -qnorm`
 (retraining with the model's own epochs and learning rate, -thread 2) and
 test again.  Reported: model file sizes, P@1 before and after, quantize
@@ -26,7 +26,7 @@ from harness import (FASTTEXT_RUN, PYTHON, THREADS, TREEXC, Bench, DataSet, Sect
                      split_files, verdict)
 
 CASES = ("cooking", "gutenberg")
-# cooking: the flags of docs/benchmarks.md (bench_classify.py); gutenberg with
+# cooking: the flags of docs/results/classify.md (bench_classify.py); gutenberg with
 # -loss hs for both tools (its softmax over 2,972 labels takes fastText hours
 # here), trained well (the tree grid's best flags), so that retraining's extra epochs do
 # not hide what quantisation loses

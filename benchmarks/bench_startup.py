@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Warm start-up of `treexc predict model.bin -` to its first answer.
+"""Warm start-up of `treexc predict model.bin -` to its first answer, and of
+the Python API's import, load_model and one predict (docs/results/startup.md).
 
     .venv/bin/python benchmarks/bench_startup.py                 # 10 runs, medians
     .venv/bin/python benchmarks/bench_startup.py --runs 20 \\
@@ -63,6 +64,11 @@ def main():
         cmd = treexc + ["predict", str(model), "-"]
         answer = run(cmd, env=env, input=b"x\n").out.decode().strip()  # also warms the cache
         cases[f"{label}: treexc predict model.bin - ({answer})"] = (cmd, env, b"x\n")
+        if label == "this tree":  # the Python API: import, load_model, one predict
+            code = (f"import treexc; print(treexc.load_model({str(model)!r})"
+                    ".predict('how to bake bread'))")
+            cases[f"{label}: python -c 'import treexc; load_model; predict'"] = (
+                [PYTHON, "-c", code], env, b"")
     for name, code in (("python -c pass", "pass"), ("import numpy", "import numpy"),
                        ("import numba", "import numba")):
         cases[name] = ([PYTHON, "-c", code], dict(os.environ), b"")
@@ -70,12 +76,14 @@ def main():
     for _ in range(opts.runs):
         for name, (cmd, env, stdin) in cases.items():
             r = run(cmd, env=env, input=stdin)
-            results[name].append((r.wall, r.cpu))
+            results[name].append((r.wall, r.cpu, r.maxrss_mib))
     print(f"{opts.runs} runs each, interleaved; load average after: "
           f"{os.getloadavg()[0]:.1f}")
-    print("\n".join(table(["command", "wall s (median)", "wall s (min)", "CPU s (median)"], [
-        [name, f"{statistics.median(w for w, _ in runs):.3f}", f"{min(w for w, _ in runs):.3f}",
-         f"{statistics.median(c for _, c in runs):.3f}"] for name, runs in results.items()])))
+    print("\n".join(table(["command", "wall s (median)", "wall s (min)", "CPU s (median)",
+                           "peak RSS MiB (median)"], [
+        [name, f"{statistics.median(w for w, _, _ in runs):.3f}",
+         f"{min(w for w, _, _ in runs):.3f}", f"{statistics.median(c for _, c, _ in runs):.3f}",
+         f"{statistics.median(m for _, _, m in runs):.0f}"] for name, runs in results.items()])))
 
 
 if __name__ == "__main__":

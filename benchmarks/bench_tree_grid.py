@@ -21,11 +21,11 @@ training time, and at least the Huffman tree of its arity.
 The `next_word` case (the next-word task: 2M examples, the 30,000
 commonest words as labels, 28,699 of them in its training split; made by
 `make_next_word.py` as above, `--next`) has no flat softmax rows (one
-epoch over 28,699 labels takes hours: docs/benchmarks-scale.md) and the
+epoch over 28,699 labels takes hours: bench_scale.py) and the
 task's flags `-epoch 5` and a learning-rate axis as well (`-lr` 0.25 and
 0.5 at `-dim` 50, 0.5 at 100): a learned tree holds its rate for the
 first half of training, which acts as a larger rate than the fixed trees'
-(docs/trees.md, "The learning-rate schedule, apart from the tree"), and
+(experiments/tree_schedule.py measures a tree under either schedule), and
 this task is trained best below `-lr 0.5`, so "each at its best" needs
 lower rates in the grid.  Its targets: the learned tree above the Huffman
 tree of its arity and above fastText's hs, at each grid point and each at

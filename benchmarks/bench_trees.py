@@ -6,7 +6,7 @@
     python benchmarks/bench_trees.py --repeat 3              # median of 3 runs
     python benchmarks/bench_trees.py --quick                 # small slices: checks the script
 
-Cases (docs/benchmarks-trees.md says what each measures and its targets):
+Cases (docs/results/trees.md says what each measures and its targets):
   gutenberg    learned and Huffman 20-ary trees, binary hs, fastText hs and softmax
   wn_hypernym  the same on wn_hypernym
   table2       the paper's Table 2 layout: d in {50, 200}, M in {5, 20}

@@ -1,5 +1,5 @@
 """Where a classifier's right top-1 answers lie, by the frequency of the
-true label (docs/benchmarks-trees.md, "Where the next word's answers lie").
+true label (git log of docs/).
 
     python experiments/answer_bands.py TRAIN.txt TEST.txt MODEL.bin [MODEL.bin ...] \
         [--bands 10,116,500,3000]

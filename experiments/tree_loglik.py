@@ -7,7 +7,7 @@ mean over the lines of LABELLED.txt with a label and a feature of
 ``log p(y | line)``, ``y`` the line's first label, by a walk along ``y``'s
 path (``loss.tree_softmax.path_log_prob``, as training scores it); and its
 exponential's inverse, a perplexity over labels.  Where P@1 cannot tell two
-trees apart (the next-word task: docs/benchmarks-trees.md) this says which
+trees apart (the next-word task: docs/results/trees.md) this says which
 one models the labels better.
 """
 

@@ -8,8 +8,7 @@ it fall to 0 (the paper's schedule); a fixed tree and the flat softmax let
 it fall from the start (fastText's).  ``--hold F`` trains any loss with the
 rate held for the fraction F of training instead (0: falling from the
 start; 0.5: the learned tree's), so that two trees can be compared under
-one schedule (docs/benchmarks-trees.md, "The next word with a
-learning-rate axis").  ``--save PREFIX`` keeps the models (e.g. for
+one schedule (docs/results/trees.md).  ``--save PREFIX`` keeps the models (e.g. for
 ``answer_bands.py``).  Flags after ``--`` are `treexc supervised`'s
 (``-thread`` defaults to 1 here: each run reproducible).  Prints the test
 P@k of each seed (``--k 1,3,5``; P@1 by default) and their medians.

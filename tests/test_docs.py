@@ -26,6 +26,11 @@ CHECKED = ("treexc", "benchmarks", "experiments", "tests", "docs", "tools", ".ci
            "README.md", "Makefile", "CHANGELOG.md", "pyproject.toml")
 TEXT = (".py", ".md", ".toml", ".txt", "", ".cfg", ".sh")
 
+# Rewritten on another engineer's branch (the bad-input audit and its
+# generated page): checked once that branch is merged.  The lead empties
+# this at the merge; nothing else may be added to it.
+REWRITTEN_ELSEWHERE = {"docs/robustness.md", "benchmarks/audit_bad_input.py"}
+
 HISTORY = [
     (re.compile(r"\bsessions? \d+", re.I), "a session number"),
     (re.compile(r"\bissues? #?\d+", re.I), "an issue number"),
@@ -46,15 +51,8 @@ def tracked():
     except (OSError, subprocess.CalledProcessError):
         pytest.skip("not a git checkout")
     return [ROOT / n for n in names
-            if Path(n).suffix in TEXT and (ROOT / n).is_file() and n != "tests/test_docs.py"]
-
-
-def prose(path, line):
-    """The part of a line that is prose: all of it in Markdown and text, the
-    comment or string of a line of code (where a hash could be quoted)."""
-    if path.suffix == ".md" or path.suffix == "":
-        return line
-    return line if ("#" in line or '"' in line or "'" in line) else ""
+            if Path(n).suffix in TEXT and (ROOT / n).is_file() and n != "tests/test_docs.py"
+            and n not in REWRITTEN_ELSEWHERE]
 
 
 def history_findings():
@@ -66,8 +64,8 @@ def history_findings():
             for pattern, what in HISTORY:
                 if pattern.search(line):
                     found.append(f"{where}: {what}: {line.strip()[:100]}")
-            words = VERSION.sub("", prose(path, line))
-            if path.suffix in (".md", "") and HASH.search(words):
+            words = VERSION.sub("", line)
+            if HASH.search(words):
                 found.append(f"{where}: a commit hash: {line.strip()[:100]}")
     return found
 
@@ -113,9 +111,14 @@ def shell_commands(text):
 
 
 def without_redirections(args):
+    """The arguments treexc sees: redirections dropped, and a shell variable
+    (a loop's ``$S``) standing for a number, which every flag that takes
+    one accepts."""
     out, skip = [], False
     for word in args:
-        if skip:
+        if re.fullmatch(r"\$\{?\w+\}?", word):
+            out.append("1")
+        elif skip:
             skip = False
         elif re.fullmatch(r"\d?[<>]{1,2}&?", word):
             skip = True  # the file follows
@@ -172,6 +175,7 @@ def test_the_command_check_refuses_what_treexc_refuses():
                                 "treexc test m.bin t.txt  # a comment\n```\n"))
     assert [without_redirections(a) for _, a in lines] == [
         ["predict", "m.bin", "-", "3", "0.1"], ["test", "m.bin", "t.txt"]]
+    assert without_redirections(["test", "m.bin", "t.txt", "$K"]) == ["test", "m.bin", "t.txt", "1"]
 
 
 def test_options_page_is_up_to_date():

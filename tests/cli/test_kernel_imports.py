@@ -3,8 +3,7 @@
 A kernel that calls ``np.searchsorted``, ``np.argmax`` or ``np.sum`` keeps
 ``numba.np.arraymath`` in its cached environment, and loading it imports
 that module, ``numba.np.linalg`` and ``scipy.linalg`` (137 modules, 0.2 s
-and 16 MiB of a gutenberg_books run's peak: docs/benchmarks.md, "Out of
-core").  Each command runs twice in a fresh process: the first may compile
+and 16 MiB of a gutenberg_books run's peak: docs/results/classify.md, "Corpora larger than memory").  Each command runs twice in a fresh process: the first may compile
 (a compilation imports everything), the second loads cached kernels only.
 """
 

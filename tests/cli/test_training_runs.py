@@ -95,6 +95,7 @@ def train_args(data, out, *extra):
 
 # -- signals ---------------------------------------------------------------
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sig, status", [(signal.SIGINT, 130), (signal.SIGTERM, 143),
                                          (signal.SIGHUP, 129)])
 def test_signal_during_training_publishes_nothing(big, tmp_path, sig, status):
@@ -111,6 +112,7 @@ def test_signal_during_training_publishes_nothing(big, tmp_path, sig, status):
     assert leftovers(tmp_path) == []
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sig, status", [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
 def test_signal_during_the_save_publishes_nothing(big, tmp_path, sig, status):
     out = tmp_path / "model"
@@ -432,6 +434,7 @@ def test_finite_but_huge_weights_are_not_saved(tmp_path):
     assert_previous_set(out)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("loss", ["softmax", "tree"])
 def test_lm_worse_than_guessing_is_diverged(lm_text, tmp_path, loss):
     # -lr 100: finite weights, a train loss far above log(V), held-out

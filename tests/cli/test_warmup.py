@@ -61,3 +61,28 @@ def test_predict_without_input_reads_a_pipe(command, tmp_path, topic_file):
                           input="bread cheese\n", capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("__label__")
+
+
+def test_compile_clock_times_the_outermost_compilation_once(monkeypatch):
+    """Numba nests a callee's compile event in its caller's: the clock
+    counts the nest's wall time once, and a compilation under way too (the
+    ETA is computed while a worker thread compiles)."""
+    from treexc import jitstart
+
+    now = [100.0]
+    monkeypatch.setattr(jitstart.time, "perf_counter", lambda: now[0])
+    clock = jitstart._CompileClock()
+    clock.on_start(None)
+    now[0] += 2.0
+    clock.on_start(None)  # a callee
+    now[0] += 3.0
+    clock.on_end(None)
+    assert clock.total() == 5.0  # under way
+    now[0] += 1.0
+    clock.on_end(None)
+    now[0] += 10.0  # training, not compiling
+    assert clock.total() == 6.0
+    clock.on_start(None)
+    now[0] += 4.0
+    clock.on_end(None)
+    assert clock.total() == 10.0

@@ -74,6 +74,7 @@ def test_tree_probabilities_sum_to_one(tmp_path, kind, sentence_text):
     assert ppl == pytest.approx(math.exp(-ref.mean()), rel=1e-4)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("loss,tree", [("softmax", "learned"), ("tree", "learned")])
 def test_bigram_perplexity_approaches_true_entropy(tmp_path, loss, tree):
     names = [f"w{i}" for i in range(11)]

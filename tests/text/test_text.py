@@ -281,6 +281,7 @@ def test_dictionary_matches_fasttext(tmp_path, flags):
     assert_same_vocabulary(ft_labels, ft_lcounts, d.labels(), d.label_counts)
 
 
+@pytest.mark.slow
 @needs_fasttext
 def test_dictionary_matches_fasttext_on_real_data(shared_data, tmp_path):
     with gzip.open(shared_data / "cooking" / "cooking.train.txt.gz", "rb") as f:
@@ -425,6 +426,7 @@ def test_spelled_out_eos_has_no_char_ngrams():
     np.testing.assert_array_equal(model.get_word_vector("</s>"), model.w_in[d.eos_id()])
 
 
+@pytest.mark.slow
 @needs_fasttext
 @pytest.mark.parametrize("minn,maxn", [(1, 2), (2, 4), (3, 6)])
 def test_subword_ids_match_fasttext(tmp_path, minn, maxn):
@@ -498,6 +500,7 @@ def copy_input_matrix(ft, d, args, rng):
     return Model(args, d, flat_tree(d.nlabels), w_in, w_out)
 
 
+@pytest.mark.slow
 @needs_fasttext
 @pytest.mark.parametrize("flags", [
     {},
@@ -522,6 +525,7 @@ def test_sentence_vectors_match_fasttext(tmp_path, flags):
         assert got == list(ft_labels), repr(line)
 
 
+@pytest.mark.slow
 @needs_fasttext
 @pytest.mark.parametrize("flags", [{}, {"minn": 1, "maxn": 3, "bucket": 1000},
                                    {"minn": 3, "maxn": 6, "bucket": 1000}])
@@ -593,6 +597,7 @@ def test_byte_check_counts_lines_and_names_the_first():
         (2, 4, 1, 5)
 
 
+@pytest.mark.slow
 @needs_fasttext
 @pytest.mark.parametrize("flags", [{}, {"wordNgrams": 2, "bucket": 1000, "minn": 1,
                                         "maxn": 3}])

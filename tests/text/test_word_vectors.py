@@ -131,6 +131,7 @@ def fasttext_as_treexc(ft, dim, minn, maxn, bucket, word_ngrams):
     return Model(args, d, None, w_in, np.zeros((len(labels), dim), np.float32))
 
 
+@pytest.mark.slow
 @needs_fasttext
 @pytest.mark.parametrize("minn,maxn", [(0, 0), (2, 4)])
 def test_vectors_match_fasttext_on_its_matrices(cooking, minn, maxn):

@@ -27,7 +27,7 @@ maps them in again), and :meth:`MappedArrays.releasing` does it every
 only the pages read since the last release: a tenth of a second, where a
 second let an epoch in the file's order (``-order file``) hold 60-100 MB
 of the token cache (gutenberg_books: 268 -> 203 MiB at 1x, 306 -> 210 at
-4x, the same speed; docs/benchmarks.md, "Out of core").  A release of
+4x, the same speed; docs/results/classify.md, "Corpora larger than memory").  A release of
 pages nobody touched (the shuffled epochs read with ``pread``) costs one
 system call.
 """

@@ -26,7 +26,7 @@ place: ``coef = -lr`` and ``grad_w`` the weight matrix itself.
 Statistics for a learned PLT (``trees.learner``, AssignLabels): at path
 position ``q`` of each label of the example (every label, not one drawn),
 ``stats_p[q, :]`` += the sigmoids of that node's children and
-``stats_n[q]`` += 1 (docs/trees.md, "Learned probabilistic label trees").
+``stats_n[q]`` += 1 (docs/trees.md, "The learned PLT: the objective and the choices").
 """
 
 import numpy as np

@@ -76,7 +76,7 @@ LOSSES = {loss.name: loss for loss in (
     Loss("ns", KERNEL_NS, "", 0, False, "negative sampling over labels (-neg)",
          fasttext_id=2),
     # fixed Huffman tree by default: the learned PLT measured below it
-    # (docs/benchmarks-multilabel.md; cooking valid 0.612-0.613 vs 0.619-0.621)
+    # (docs/results/multilabel.md; cooking valid 0.612-0.613 vs 0.619-0.621)
     Loss("plt", KERNEL_PLT, "huffman", 0, True,
          "probabilistic label tree for multi-label data (a sigmoid per node, every label "
          "of a line trained; predict-prob gives each label's own probability): the M-ary "

@@ -40,7 +40,7 @@ _ROUNDS = 4
 # blocks of consecutive lines, and the windows of all threads together hold
 # about WINDOWS_BYTES of encoded arrays (16 blocks of 256 KiB each with 2
 # threads).  8 MiB, not 32: with the rest of a training run
-# (docs/benchmarks.md, "Out of core") 32 MiB of windows kept peak memory above
+# (docs/results/classify.md, "Corpora larger than memory") 32 MiB of windows kept peak memory above
 # fastText's on gutenberg_books (219 against 205 MiB; 194 with 8); smaller
 # blocks also shuffle more finely, and a window is still read in 16 reads
 WINDOWS_BYTES = 8 << 20
