@@ -574,6 +574,12 @@ FIXTURES = {
     "ft.bin": "fastText 0.9.2 model on good.txt (epoch 1, dim 10)",
     "*.gz": "good.txt gzipped; concat.gz: two gzip members; corrupt.gz: bytes flipped; "
             "trunc.gz: first half",
+    "mbig.bin, mbig2.bin": "two models of one size, 88 MB (as m.bin with -bucket 2000000 "
+                           "-wordNgrams 2, seeds 1 and 2); mb.bin: a copy of mbig.bin",
+    "flood.txt": "65,536 distinct 96-letter words of one FNV-1a hash, 8 a line "
+                 "(tests/text/fnv_flood.py)",
+    "line200.txt": "one line of 200 MB (33 M five-letter words), then good.txt",
+    "cdir": "the -cache folder of the cache cases, emptied or built before each",
 }
 
 
@@ -609,6 +615,13 @@ def build_fixtures(ctx, with_fasttext, reuse=False):
     ctx.write("trunc.gz", gz[:len(gz) // 2])
     ctx.write("valid_corrupt.gz", bytes(bad))
     ctx.write("valid.txt.gz", gzip.compress(val))
+    sys.path.insert(0, str(ROOT / "tests" / "text"))
+    import fnv_flood
+    ctx.write("flood.txt", fnv_flood.training_text(fnv_flood.flood_words()))
+    words = fnv_flood.random_words(5000, 5)
+    picks = random.Random(0).choices(range(len(words)), k=200_000_000 // 6)
+    with open(ctx.path("line200.txt"), "wb") as f:
+        f.write(b"__label__long " + b" ".join(words[i] for i in picks) + b"\n" + good)
 
     steps = [
         ("m", "treexc supervised -input good.txt -output m -epoch 1 -dim 10 -thread 1 -verbose 0"),
@@ -633,6 +646,11 @@ def build_fixtures(ctx, with_fasttext, reuse=False):
                  " && treexc dump-tree m.bin -input valid.txt > /dev/null"
                  " && treexc dump-tree lm.bin > /dev/null"),
     ]
+    for seed in (1, 2):  # two models of one size over 64 MiB (the mapped-model cases)
+        steps.append((f"mbig{seed}", f"treexc supervised -input good.txt -output "
+                                     f"mbig{'' if seed == 1 else seed} -epoch 1 -dim 10 "
+                                     f"-bucket 2000000 -wordNgrams 2 -seed {seed} -thread 1 "
+                                     f"-verbose 0"))
     for loss in ("softmax", "hs", "ova", "ns"):
         steps.append((f"m_{loss}", f"treexc supervised -input good.txt -output m_{loss} "
                                    f"-loss {loss} -epoch 1 -dim 10 -thread 1 -verbose 0"))
@@ -1857,6 +1875,184 @@ def api_cases():
           setup=lambda ctx: shutil.copyfile(ctx.path("m.bin"), ctx.path("self.bin")))
 
 
+# -- token cache, mapped models, hash flooding ---------------------------------------------
+
+def fresh_cache(ctx):
+    """An empty ``cdir`` (the -cache folder of the cache cases)."""
+    shutil.rmtree(ctx.path("cdir"), ignore_errors=True)
+    ctx.path("cdir").mkdir()
+
+
+def built_cache(ctx, src="good.txt"):
+    """``cdir`` holding the cache of ``src``; returns its base path (no suffix)."""
+    fresh_cache(ctx)
+    r = execute(f"treexc supervised -input {src} -cache cdir {TRAIN}", ctx.dir)
+    if r.rc != 0:
+        raise SystemExit("cache fixture failed: " + r.err.decode()[-500:])
+    (index,) = glob.glob(str(ctx.path("cdir") / "*.index"))
+    return index[:-len(".index")]
+
+
+FORGE = """
+import sys
+import numpy as np
+from treexc.io import modelfile
+base, name, value = sys.argv[1], sys.argv[2], int(sys.argv[3])
+header, arrays = modelfile.load(base + '.index')
+entry = next(e for e in header['directory'] if e['name'] == name)
+dtype = np.dtype(entry['dtype'])
+with open(base + '.tokens', 'r+b') as f:
+    f.seek(entry['offset'] + 17 * dtype.itemsize)
+    f.write(np.array([value], dtype=dtype).tobytes())
+    f.seek(entry['offset'])
+    entry['crc32'] = modelfile.crc32(np.frombuffer(f.read(dtype.itemsize * entry['shape'][0]),
+                                                   dtype=dtype))
+modelfile.save(base + '.index', header, {k: np.array(v) for k, v in arrays.items()})
+"""
+
+
+def forged_cache(name, value):
+    def setup(ctx):
+        base = built_cache(ctx)
+        r = execute(f"python -c {shell_quote(FORGE)} {base} {name} {value}", ctx.dir)
+        if r.rc != 0:
+            raise SystemExit("forging failed: " + r.err.decode()[-500:])
+    return setup
+
+
+def said(fragment):
+    """A check: stderr says ``fragment`` (and the model was written)."""
+    def check(ctx, res):
+        if fragment not in res.err.decode("utf-8", "replace"):
+            return f"stderr does not say {fragment!r}"
+        return trained(ctx, res)
+    return check
+
+
+def cache_left(n_files):
+    def check(ctx, res):
+        left = sorted(os.listdir(ctx.path("cdir")))
+        return None if len(left) == n_files else f"cdir holds {left}"
+    return check
+
+
+WHEN_CACHED = ("until ls cdir/*.index >/dev/null 2>&1 || ! kill -0 $p 2>/dev/null; "
+               "do sleep 0.05; done; sleep 1; ")
+EDIT_KEEP_MTIME = ("import os; st = os.stat('e.txt'); d = open('e.txt', 'rb').read(); "
+                   "open('e.txt', 'r+b').write(d.replace(b' the ', b' thx ', 1)); "
+                   "os.utime('e.txt', ns=(st.st_atime_ns, st.st_mtime_ns))")
+
+
+def cache_cases():
+    for name, value in (("feats", 10 ** 8), ("feats", -5), ("labels", 10 ** 6),
+                        ("feat_off", 10 ** 9), ("ntokens", -7)):
+        case(f"cache/forged {name} {value}, checksums valid",
+             f"treexc supervised -input good.txt -cache cdir {train('-verbose 2')}",
+             expect="ok", setup=forged_cache(name, value), check=said("out of range"),
+             note="refused when opened and rebuilt (ids checked against the dictionary)")
+    long_run = train("-epoch 200")
+    case("cache/64 KB of random bytes written into KEY.tokens while training reads it",
+         f"treexc supervised -input big.txt -cache cdir {long_run} & p=$!; {WHEN_CACHED}"
+         f"python -c \"import glob, os; f = open(glob.glob('cdir/*.tokens')[0], 'r+b'); "
+         f"f.seek(4096); f.write(os.urandom(65536))\"; wait $p", setup=fresh_cache,
+         note="in place, after the checks at opening")
+    case("cache/cp of a same-size file over KEY.tokens while training reads it",
+         f"treexc supervised -input big.txt -cache cdir {long_run} & p=$!; {WHEN_CACHED}"
+         f"t=$(ls cdir/*.tokens); head -c $(stat -c %s $t) /dev/urandom > r.bin; cp r.bin $t; "
+         f"wait $p", setup=fresh_cache)
+    case("cache/truncate KEY.tokens while -order file training maps it",
+         f"treexc supervised -input big.txt -cache cdir {train('-epoch 200 -order file')} & "
+         f"p=$!; {WHEN_CACHED}truncate -s 4096 cdir/*.tokens; wait $p", setup=fresh_cache,
+         note="SIGBUS of the mapping: one line (io/bus_error)")
+    case("cache/input edited keeping size and mtime (touch -r, cp -p)",
+         f"cp good.txt e.txt && treexc supervised -input e.txt -cache cdir {TRAIN} && "
+         f"python -c \"{EDIT_KEEP_MTIME}\" && treexc supervised -input e.txt -cache cdir "
+         f"{TRAIN} && treexc dump out.bin dict | grep -c '^thx '", expect="ok",
+         setup=fresh_cache, check=lambda ctx, res: None if res.out.strip() not in (b"", b"0")
+         else "the old cache was reused", note="the key holds the inode and change time")
+    case("cache/three runs sharing one -cache folder, started together",
+         " ".join(f"treexc supervised -input big.txt -output out_{d} -cache cdir "
+                  f"{train(f'-dim {d}').replace('-output out ', '')} & p{d}=$!;"
+                  for d in (8, 9, 10)) + " wait $p8 && wait $p9 && wait $p10",
+         expect="ok", setup=fresh_cache, check=cache_left(2),
+         note="each builds under its own names and publishes once")
+    case("cache/SIGKILL during a cache build: the next run removes its part files",
+         f"treexc supervised -input big.txt -cache cdir {TRAIN} & p=$!; for i in $(seq 2000); "
+         f"do ls cdir/*.part >/dev/null 2>&1 && break; sleep 0.005; done; kill -9 $p; "
+         f"wait $p; treexc supervised -input good.txt -cache cdir {TRAIN}", expect="ok",
+         setup=fresh_cache, check=lambda ctx, res: trained(ctx, res) or (
+             None if not glob.glob(str(ctx.path("cdir") / "*.part")) else "part files left"))
+
+
+def same_halves(ctx, res):
+    """predict of the input twice over: both halves answered by one model."""
+    lines = res.out.splitlines()
+    half = len(lines) // 2
+    return None if lines[:half] == lines[half:] else "the answers changed mid-stream"
+
+
+def mapped_cases():
+    stream = ("(cat valid.txt; sleep 3; cat valid.txt) | treexc predict mb.bin - & p=$!; "
+              "sleep 1.5; {action}; wait $p")
+    swap = "cp mbig2.bin mb.bin"
+    put = lambda ctx: shutil.copyfile(ctx.path("mbig.bin"), ctx.path("mb.bin"))  # noqa: E731
+    case("model/cp of a same-size model over one predict is reading (read into memory)",
+         stream.format(action=swap), expect="ok", setup=put, check=same_halves,
+         note="the old model answers to the end, whole")
+    case("model/cp over a mapped model (TREEXC_MAP_MODELS=1)",
+         "export TREEXC_MAP_MODELS=1; " + stream.format(action=swap), setup=put,
+         note="detected between pieces of input: one line")
+    case("model/truncate a mapped model in use (TREEXC_MAP_MODELS=1)",
+         "export TREEXC_MAP_MODELS=1; (cat valid.txt; sleep 3; cat valid.txt) | treexc "
+         "predict-prob mb.bin - 3 & p=$!; sleep 1.5; truncate -s 4096 mb.bin; wait $p",
+         setup=put, note="a bus error: one line, not SIGBUS")
+    case("model/a new model renamed over a mapped one (TREEXC_MAP_MODELS=1)",
+         "export TREEXC_MAP_MODELS=1; " + stream.format(
+             action="cp mbig2.bin mb.new && mv mb.new mb.bin"),
+         expect="ok", setup=put, check=same_halves, note="the mapping keeps the old file")
+    case("api/load_model, then cp of another model over the file",
+         "python -c \"import shutil, treexc; m = treexc.load_model('mb.bin'); "
+         "a = str(m.predict('bread flour', k=3)); shutil.copyfile('mbig2.bin', 'mb.bin'); "
+         "assert str(m.predict('bread flour', k=3)) == a; print(a)\"", expect="ok", api=True,
+         setup=put)
+
+
+def bound_cases():
+    case("bound/65,536 words of one FNV-1a hash (hash flooding)",
+         f"treexc supervised -input flood.txt {TRAIN}", expect="ok", check=trained,
+         ft=ft_train("flood.txt"), ft_check=lambda out: None,
+         note="6.4 MB (tests/text/fnv_flood.py); random words of the same length: about "
+              "the same time (benchmarks/bench_hash_flood.py)")
+    case("bound/-loss ns -neg 1000000", f"treexc supervised -input good.txt "
+         f"{train('-loss ns -neg 1000000')}", ft=ft_train("good.txt", "loss='ns', neg=1000000"),
+         note="refused with its reason")
+    case("bound/a 200 MB line", f"treexc supervised -input line200.txt {TRAIN}",
+         expect="ok", check=trained, rss_mb=1024, note="one line of 33 M words, then good.txt")
+    case("flag/-autotune-validation with only labels training never had",
+         f"sed 's/__label__/__label__zz/g' valid.txt > unk.txt; treexc supervised -input "
+         f"good.txt {train('-autotune-validation unk.txt -autotune-duration 5')}",
+         note="every trial would score 0")
+    case("signal/SIGTERM while quantize saves",
+         "treexc quantize -output mq -dsub 2", signal=(signal.SIGTERM, "save"), expect="either",
+         setup=lambda ctx: [shutil.copyfile(ctx.path(f"m_ng2.{e}"), ctx.path(f"mq.{e}"))
+                            for e in ("bin", "vec")],
+         after=lambda ctx, res: quantize_all_or_nothing(ctx, res))
+
+
+def quantize_all_or_nothing(ctx, res):
+    """A run stopped by the signal publishes nothing; one that published exits 0."""
+    published = ctx.path("mq.ftz").exists()
+    if published and res.rc != 0:
+        return f"published mq.ftz and exited {res.rc}"
+    if not published and res.rc == 0:
+        return "exit 0 without mq.ftz"
+    try:
+        ctx.path("mq.ftz").unlink()
+    except OSError:
+        pass
+    return tmp_left(ctx)
+
+
 def build_cases():
     CASES.clear()
     train_cases()
@@ -1869,6 +2065,9 @@ def build_cases():
     vector_cases()
     signal_cases()
     api_cases()
+    cache_cases()
+    mapped_cases()
+    bound_cases()
     return CASES
 
 
