@@ -2339,8 +2339,8 @@ Probed by FNV-1a (the code before the keyed probe) the same file took
 def main():
     global GOOD_HEAD
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--only", help="run the cases whose name contains PATTERN "
-                                   "(or matches it as a glob)")
+    ap.add_argument("--only", action="append", help="run the cases whose name contains "
+                    "PATTERN (or matches it as a glob); repeat it for several")
     ap.add_argument("--markdown", help="write the table to this file")
     ap.add_argument("--json", help="write the results as JSON")
     ap.add_argument("--workdir", help="fixture folder (default: a temporary one)")
@@ -2352,14 +2352,17 @@ def main():
     ap.add_argument("--list", action="store_true", help="list the cases and exit")
     ap.add_argument("--ft-cache", help="JSON file of fastText outcomes to reuse and extend "
                                        "(fastText's answers do not change between runs)")
-    ap.add_argument("--from-json", help="only write --markdown from this --json file")
+    ap.add_argument("--from-json", help="only write --markdown from this --json file (or "
+                                        "several, separated by commas)")
     ap.add_argument("--rerun", help="a --json file of an earlier run: run again only its "
                                     "cases that were not ok or clean error, keep the rest")
     a = ap.parse_args()
 
     cases = build_cases()
-    if a.from_json:
-        data = json.loads(Path(a.from_json).read_text())
+    if a.from_json:  # several files: the rows of each, in the cases' order
+        data = {r["name"]: r for f in a.from_json.split(",")
+                for r in json.loads(Path(f).read_text())}
+        data = [data[c.name] for c in cases if c.name in data]
         write_markdown(a.markdown, data, sum(r["seconds"] for r in data), True)
         return 0
     previous = {}
@@ -2372,7 +2375,8 @@ def main():
                  or previous[c.name]["outcome"] not in keep
                  or (c.ft and not a.no_fasttext and f"{c.name}\n{c.ft}" not in ft_known)]
     if a.only:
-        cases = [c for c in cases if a.only in c.name or fnmatch.fnmatch(c.name, a.only)]
+        cases = [c for c in cases if any(p in c.name or fnmatch.fnmatch(c.name, p)
+                                         for p in a.only)]
     if a.list:
         for c in cases:
             print(f"{c.name}\t{c.cmd}")
