@@ -176,6 +176,10 @@ class Ctx:
 
 def _limits(fsize):
     def apply():
+        # the signals' default actions, whatever the harness was started under
+        # (nohup ignores SIGHUP, a background job SIGINT: children inherit that)
+        for sig in (signal.SIGHUP, signal.SIGINT, signal.SIGTERM):
+            signal.signal(sig, signal.SIG_DFL)
         resource.setrlimit(resource.RLIMIT_AS, (MEM_LIMIT, MEM_LIMIT))
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
         if fsize is not None:
