@@ -68,31 +68,32 @@ def test_a_model_is_read_into_memory_without_the_variable(two_models, monkeypatc
     modelfile.check_mapped_files()  # nothing mapped, nothing to say
 
 
-def test_a_mapped_model_rewritten_in_place_stops_between_pieces(two_models, monkeypatch,
-                                                                 tmp_path):
-    folder, (m1, m2), data = two_models
+def _mapped_copy(model, tmp_path, monkeypatch):
+    """``(path, arrays)``: a copy of ``model`` loaded with mapping asked for."""
     monkeypatch.setenv(modelfile.MAP_ENV, "1")
     monkeypatch.setattr(modelfile, "MAP_THRESHOLD", 0)
     path = tmp_path / "in_use.bin"
-    shutil.copy(m1, path)
-    header, arrays = modelfile.load(str(path), mapped=("w_in", "w_out"))
+    shutil.copy(model, path)
+    return path, modelfile.load(str(path), mapped=("w_in", "w_out"))[1]
+
+
+def test_a_mapped_model_rewritten_in_place_stops_between_pieces(two_models, monkeypatch,
+                                                                 tmp_path):
+    folder, (m1, m2), data = two_models
+    path, arrays = _mapped_copy(m1, tmp_path, monkeypatch)
     assert _mapped(arrays["w_in"]) and not _mapped(arrays["pool"])
     list(textio.read_line_chunks(data))  # unchanged: no complaint
     with open(path, "r+b") as f:
         f.write(open(m2, "rb").read())
     with pytest.raises(TreexcError, match="rewritten in place while in use"):
         list(textio.read_line_chunks(data))
-    del header, arrays
+    del arrays
 
 
 def test_a_mapped_model_replaced_by_rename_is_not_an_error(two_models, monkeypatch,
                                                             tmp_path):
     folder, (m1, m2), data = two_models
-    monkeypatch.setenv(modelfile.MAP_ENV, "1")
-    monkeypatch.setattr(modelfile, "MAP_THRESHOLD", 0)
-    path = tmp_path / "in_use.bin"
-    shutil.copy(m1, path)
-    _, arrays = modelfile.load(str(path), mapped=("w_in", "w_out"))
+    path, arrays = _mapped_copy(m1, tmp_path, monkeypatch)
     w_in = np.array(arrays["w_in"])
     shutil.copy(m2, tmp_path / "new.bin")
     os.replace(tmp_path / "new.bin", path)

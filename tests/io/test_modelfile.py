@@ -467,6 +467,7 @@ def test_a_thousand_arrays(models, tmp_path, monkeypatch, threshold):
     """1,100 extra arrays: one mapping (or one read), not one open file each."""
     if threshold is not None:
         monkeypatch.setattr(modelfile, "MAP_THRESHOLD", threshold)
+        monkeypatch.setenv(modelfile.MAP_ENV, "1")
     model, path = models["softmax"]
     header, arrays = parts(path)
     extra = {f"extra{i}": np.full(3, i, dtype=np.int32) for i in range(1100)}
@@ -561,9 +562,11 @@ def test_a_flipped_weight_byte_is_reported(models, tmp_path):
 
 
 def test_large_files_are_mapped_and_checked_by_check(models, tmp_path, monkeypatch):
-    """Above MAP_THRESHOLD the weights are mapped and not verified at load;
-    `treexc check` verifies them; the index arrays are always verified."""
+    """With mapping asked for (TREEXC_MAP_MODELS), above MAP_THRESHOLD the
+    weights are mapped and not verified at load; `treexc check` verifies
+    them; the index arrays are always verified."""
     monkeypatch.setattr(modelfile, "MAP_THRESHOLD", 0)
+    monkeypatch.setenv(modelfile.MAP_ENV, "1")
     model, path = models["hs"]
     header, arrays = modelfile.load(str(path), mapped=("w_in", "w_out"))
     assert isinstance(arrays["w_in"].base, (type(None), object))
@@ -578,6 +581,9 @@ def test_large_files_are_mapped_and_checked_by_check(models, tmp_path, monkeypat
     treexc.load_model(str(bad))  # loads: the weights are mapped, not verified
     result = CliRunner().invoke(main, ["check", str(bad)])
     assert result.exit_code == 1 and "checksum mismatch in array 'w_out'" in result.stderr
+    monkeypatch.delenv(modelfile.MAP_ENV)  # read into memory: every checksum at load
+    assert "checksum mismatch in array 'w_out'" in load_error(bad)
+    monkeypatch.setenv(modelfile.MAP_ENV, "1")
     flipped = bytearray(data)
     flipped[where["children"]] ^= 0x01
     bad.write_bytes(bytes(flipped))
@@ -636,6 +642,7 @@ def test_mapped_model_replaced_by_rename_while_loaded(models, tmp_path, monkeypa
     """A large (mapped) model must be replaced by rename, as treexc saves:
     the loaded process keeps the old file's pages."""
     monkeypatch.setattr(modelfile, "MAP_THRESHOLD", 0)
+    monkeypatch.setenv(modelfile.MAP_ENV, "1")
     model, path = models["softmax"]
     live = tmp_path / "live.bin"
     live.write_bytes(path.read_bytes())

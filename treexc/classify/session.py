@@ -16,6 +16,7 @@ import numpy as np
 
 from .. import jitstart
 from ..errors import TreexcError
+from ..io import bus_error
 from ..io.textio import display_name
 from ..runtime import Progress, diverged, run_workers
 from ..text.windows import WindowReader, corpus_changed
@@ -57,6 +58,8 @@ class Session:
         # (text.windows), or in the file's order (cursor: the thread's line)
         self.windows = ([WindowReader(corpus, args.seed, i, t) for i in range(t)]
                         if args.order == SHUFFLED else None)
+        if self.windows is None and corpus.source is not None:
+            bus_error.install()  # the kernels read the mapping: a truncation is SIGBUS
         seeds = np.random.SeedSequence(args.seed).generate_state(t, dtype=np.uint64)
         self.rng_state = np.where(seeds == 0, np.uint64(1), seeds).astype(np.uint64)
         counts = model.dictionary.label_counts.astype(np.float64)

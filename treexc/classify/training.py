@@ -10,6 +10,7 @@ from dataclasses import replace
 import numpy as np
 
 from .. import memory
+from ..io import bus_error
 from ..errors import TrainingDiverged, TreexcError
 from ..io.textio import display_name
 from ..io.vectors import read_vec
@@ -187,6 +188,9 @@ def label_vectors(args, dictionary, corpus, w_in, reporter):
     Session(pre, corpus, SilentReporter()).run()
     sums = np.zeros((n_labels, args.dim), dtype=np.float64)
     counts = np.zeros(n_labels, dtype=np.int64)
+    if corpus.source is not None:  # read through the mapping: a truncation is SIGBUS
+        corpus.source.check_unchanged()
+        bus_error.install()
     label_centroids(corpus.feat_off, corpus.feats, corpus.label_off, corpus.labels,
                     pre.w_in, sums, counts)
     reporter.info(f"clustering tree: label vectors from 1 epoch with a random tree, "

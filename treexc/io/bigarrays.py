@@ -43,7 +43,6 @@ from contextlib import contextmanager
 import numpy as np
 
 from ..errors import TreexcError
-from . import bus_error
 from .modelfile import atomic_writer, crc32, write_array
 
 DATA_MAGIC = b"TREEXC\x00A"
@@ -191,7 +190,6 @@ class MappedArrays:
         except (OSError, ValueError) as e:
             raise TreexcError(f"{path}: cannot map: {getattr(e, 'strerror', None) or e}") \
                 from None
-        bus_error.install()
         self._offsets = {e["name"]: int(e["offset"]) for e in directory}
         self.arrays = {}
         for entry in directory:

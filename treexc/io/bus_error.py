@@ -10,12 +10,15 @@ running nothing else (a signal handler may only call async-signal-safe
 functions; ``write`` and ``_exit`` are).  Outputs being written stay under
 their temporary names, which the next run removes (``io/publish``).
 
-:func:`install` is called where a file is mapped (large models read with
-mapping asked for, the token cache); it costs one cached-function load the
-first time (about 0.1 s) and nothing after.  ``modelfile`` itself stays
-free of Numba: the command line (``cli/main``) and the kernels' loaders
-(``classify.model.load_model``, ``lm.model.load_lm``) install it when
-mapping is asked for.
+:func:`install` costs one cached-function load the
+first time and nothing after, but that load initialises Numba's compiler
+(1-1.5 s and 44 MB on a busy machine), so it is installed only where a
+mapping is read: by the command line (``cli/main``) and the kernels'
+loaders (``classify.model.load_model``, ``lm.model.load_lm``) when mapping
+models is asked for, by training in the file's order (``-order file``) and
+for a clustering tree's label vectors, which read the token cache's
+mapping.  The shuffled epochs and the checks of a cache read it with
+``pread``, which reports a truncated file as an error.
 """
 
 import ctypes

@@ -388,7 +388,7 @@ def load_cache(base, key, args, verbose_info):
         dictionary = Dictionary(d["pool"], d["entry_off"], d["entry_len"],
                                 d["counts"], header["nwords"], args.label,
                                 args.wordNgrams, args.bucket, args.minn, args.maxn)
-        _check_shape(index, header, mapped.arrays)
+        _check_shape(index, header, mapped)
         _check_ids(index, mapped, header["nwords"] + args.bucket, dictionary.nlabels)
     except (TreexcError, KeyError, TypeError, ValueError) as e:
         if mapped is not None:
@@ -399,18 +399,25 @@ def load_cache(base, key, args, verbose_info):
     return header, dictionary, mapped
 
 
-def _check_shape(index, header, arrays):
+def _check_shape(index, header, mapped):
     """The offsets agree with the arrays they index (the kernels trust them;
-    the checksums already vouch for the rest)."""
+    the checksums already vouch for the rest).  Read with ``pread``, as
+    everything the checks read: a mapping of a file truncated meanwhile
+    would raise SIGBUS."""
     n = header["n_lines"]
-    fo, lo = arrays["feat_off"], arrays["label_off"]
-    if not (len(arrays["ntokens"]) == n and len(fo) == n + 1 and len(lo) == n + 1
-            and fo[0] == 0 and lo[0] == 0 and fo[-1] == len(arrays["feats"])
-            and lo[-1] == len(arrays["labels"])):
+    arrays = mapped.arrays
+    if not (len(arrays["ntokens"]) == n and len(arrays["feat_off"]) == n + 1
+            and len(arrays["label_off"]) == n + 1):
         raise TreexcError(f"{index}: the offsets do not match the arrays")
+    for name, target in (("feat_off", "feats"), ("label_off", "labels")):
+        ends = np.empty(1, np.int64)
+        for at, want in ((0, 0), (n, len(arrays[target]))):
+            mapped.read_into(name, at, ends)
+            if ends[0] != want:
+                raise TreexcError(f"{index}: the offsets do not match the arrays")
 
 
-_CHECK_BLOCK = 1 << 24  # items a step: the mapping's pages are handed back after each
+_CHECK_BLOCK = 1 << 22  # items a step (16-32 MB of buffer)
 
 
 def _check_ids(index, mapped, n_rows, n_labels):
@@ -422,11 +429,12 @@ def _check_ids(index, mapped, n_rows, n_labels):
               "feat_off": None, "label_off": None}
     for name, limit in limits.items():
         arr = mapped.arrays[name]
+        buffer = np.empty(min(len(arr), _CHECK_BLOCK + 1), dtype=arr.dtype)
         for start in range(0, len(arr), _CHECK_BLOCK):
-            block = arr[start:start + _CHECK_BLOCK + 1]  # one more: the step across
+            block = buffer[:min(_CHECK_BLOCK + 1, len(arr) - start)]  # one more: the step across
+            mapped.read_into(name, start, block)  # pread: nothing mapped in
             bad = (block.min() < 0 or (limit is not None and block.max() >= limit)
                    or (name.endswith("_off") and (np.diff(block) < 0).any()))
-            mapped.release()
             if bad:
                 raise TreexcError(f"{index}: {name} out of range for its dictionary "
                                   "(a forged or foreign cache)")
