@@ -139,8 +139,13 @@ MUTATION_SCRIPT = textwrap.dedent("""
 """)
 
 
+# 200 seeds is an audit (minutes): TREEXC_AUDIT_TESTS=1 runs it
+AUDIT = pytest.mark.skipif(os.environ.get("TREEXC_AUDIT_TESTS") != "1",
+                           reason="an audit of minutes: TREEXC_AUDIT_TESTS=1 runs it")
+
+
 @pytest.mark.parametrize("seeds", [pytest.param(8, id="8-seeds"),
-                                   pytest.param(200, id="200-seeds", marks=pytest.mark.slow)])
+                                   pytest.param(200, id="200-seeds", marks=AUDIT)])
 def test_seeded_in_place_mutations_of_a_cache_in_use_never_crash(tmp_path, seeds):
     """Random bytes written into the data file after it was checked, one
     mutation a seed: each run trains (the bytes were harmless) or stops with
