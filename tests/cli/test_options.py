@@ -12,6 +12,7 @@ from treexc import runtime
 from treexc.classify.options import Args, make_args
 from treexc.classify.plan import LabelStats, plan
 from treexc.lm.options import LMArgs, make_lm_args
+from treexc.lm.plan import plan as lm_plan
 from treexc.options import IF_SET, option_values, shape_names
 
 LINES = [f"__label__l{i % 7} w{i % 7} x{(i * 3) % 7} common" for i in range(140)]
@@ -150,12 +151,17 @@ def test_checks_derive_from_the_fields():
 
 
 def test_lm_learning_rate_follows_the_dimension_unless_given():
-    """-lr 0 (the default) keeps lr * dim at 0.1 * 100 above -dim 100."""
-    assert make_lm_args(input="x").lr == pytest.approx(0.05)  # the default -dim 200
-    assert make_lm_args(input="x", dim=400).lr == pytest.approx(0.025)
-    assert make_lm_args(input="x", dim=100).lr == pytest.approx(0.1)
-    assert make_lm_args(input="x", dim=16).lr == pytest.approx(0.1)
-    assert make_lm_args(input="x", dim=400, lr=0.2).lr == 0.2
+    """-lr 0 (the default) keeps lr * dim at 0.1 * 100 above -dim 100: the
+    plan's rate (the options keep the 0 typed)."""
+    def rate(**flags):
+        return lm_plan(make_lm_args(input="x", **flags), 1000).lr.value
+
+    assert make_lm_args(input="x").lr == 0
+    assert rate() == pytest.approx(0.05)  # the default -dim 200
+    assert rate(dim=400) == pytest.approx(0.025)
+    assert rate(dim=100) == pytest.approx(0.1)
+    assert rate(dim=16) == pytest.approx(0.1)
+    assert rate(dim=400, lr=0.2) == 0.2
 
 
 class Terminal(io.StringIO):

@@ -316,7 +316,7 @@ def print_sentence_vectors(model_path):
 def dump(model_path, what):
     """Print the model's options, dictionary, or input/output matrix."""
     # imported here, not above: only a running command loads numpy and Numba
-    from ..classify.plan import plan_lines
+    from ..planning import plan_header, stored_plan_lines
     from ..io.textio import printable
 
     model = load_classifier(model_path)
@@ -333,8 +333,8 @@ def dump(model_path, what):
             write(printable(f"{name} {value}") + "\n")
         # what training chose for the automatic ones, and why (classify/plan.py)
         plan = model.plan if isinstance(model.plan, dict) or model.plan is None \
-            else model.plan.header()
-        for line in plan_lines(plan or {}):
+            else plan_header(model.plan)
+        for line in stored_plan_lines(plan):
             write(printable(line) + "\n")
     elif what == "dict":
         d = model.dictionary
