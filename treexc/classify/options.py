@@ -114,9 +114,10 @@ class Args:
     depth: int = option(0, "tree depth D: leaves at depth at most D (0 = automatic: for "
                         "the default learned tree no limit, but a subtree holds at most "
                         "-massSlack/arity of its parent's label occurrences, so frequent "
-                        "labels sit higher, as in a Huffman tree; with -arity given the "
-                        "least depth that holds the labels; a Huffman tree's depths follow "
-                        "the counts)", saved=False, at_least=0)
+                        "labels sit higher, as in a Huffman tree; with -arity given over "
+                        "about equally frequent labels the least depth that holds them; a "
+                        "Huffman tree's depths follow the counts; docs/defaults.md)",
+                        saved=False, at_least=0)
     massSlack: float = option(-1.0, "learned tree without a depth limit: a subtree holds at "
                               "most massSlack/arity of its parent's label occurrences unless "
                               "it holds one label (-1 = automatic: 1 where the depth is "
