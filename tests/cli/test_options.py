@@ -82,7 +82,8 @@ def test_tree_vocabulary_errors(train_file, tmp_path):
                "-tree random: -loss softmax has no tree")
     user_error(base + ["-loss", "hs", "-tree", "learned"],
                "-tree learned: -loss hs keeps its tree fixed (use -loss tree)")
-    user_error(base + ["-depth", "-2"], "-depth -2: must be -1 (auto)")
+    user_error(base + ["-depth", "-2"], "-depth -2: must be >= 0")
+    user_error(base + ["-maxDepth", "-2"], "-maxDepth -2: must be -1 (auto)")
     result = run(base + ["-dpeth", "2"])
     assert result.exit_code == 2 and "unknown option -dpeth (did you mean -depth?)" \
         in result.stderr
@@ -106,8 +107,8 @@ def test_python_api_takes_the_same_names(train_file):
         assert args.loss == "auto"
         planned = plan(args, LabelStats.of([5] * 50, per_line))
         assert (planned.loss.value, planned.tree.value) == (loss, stored), (tree, per_line)
-    assert plan(make_args(input="x", tree="random"), LabelStats.of([5] * 50)).report() == [
-        "output layer: tree of arity 8 (-loss auto: -tree random given)"]
+    # a -tree spells its loss: nothing chosen, nothing said
+    assert plan(make_args(input="x", tree="random"), LabelStats.of([5] * 50)).report() == []
     assert make_args(input="x", loss="one-vs-all").loss == "ova"
     with pytest.raises(treexc.TreexcError, match="-depth and -maxDepth are the same option"):
         make_args(input="x", depth=2, maxDepth=3)
@@ -122,7 +123,7 @@ def test_saved_options_are_the_old_ones_unless_a_new_one_is_set():
                                    saved_only=True)
     assert "input" in option_values(args) and "tree" not in option_values(args)
     new = [f.name for f in dataclasses.fields(Args) if f.metadata["saved"] == IF_SET]
-    assert new == ["order", "tree"]
+    assert new == ["order", "tree", "massSlack"]
 
 
 def test_shape_options():

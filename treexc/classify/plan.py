@@ -114,7 +114,7 @@ class Plan:
 
 
 # rules whose line training prints (the others are said by -plan and the model's header)
-SAID = ("auto-plt", "auto-tree-flag", "auto-arity-flag", "auto-softmax", "auto-tree",
+SAID = ("auto-plt", "auto-arity-flag", "auto-softmax", "auto-tree",
         "wide-root", "arity-clamp", "scoring-mean", "scoring-mean-given", "zipf-rate")
 
 
@@ -164,19 +164,17 @@ def _unlimited(args):
 
 def _loss(args, stats):
     """``(loss, tree)`` Choices: ``-loss auto``'s choice of the loss, and
-    the tree ("" where it is the loss's own)."""
-    if args.loss != AUTO:
-        tree = Choice(args.tree, GIVEN if args.tree else "loss-own",
-                      f"-tree {args.tree}" if args.tree else
-                      f"the tree of -loss {args.loss} ({usual_tree(args.loss) or 'none'})")
-        return Choice(args.loss, GIVEN, f"-loss {args.loss}"), tree
+    the tree ("" where it is the loss's own).  A ``-tree`` on single-label
+    data spells its loss (``-tree huffman`` is ``-loss hs``, any other
+    ``-loss tree``): the same plan, so the same model file."""
     n_labels, per_line = stats.n_labels, stats.labels_per_line
-    if per_line >= AUTO_PLT_MIN_LABELS_PER_LINE:
+    multi = per_line >= AUTO_PLT_MIN_LABELS_PER_LINE
+    if args.loss != AUTO or (args.tree and not multi):
+        name = args.loss if args.loss != AUTO else "hs" if args.tree == "huffman" else "tree"
+        return Choice(name, GIVEN, f"-loss {name}"), _tree(args, name)
+    if multi:
         name, rule, why = "plt", "auto-plt", (f"{per_line:.2f} labels a line >= "
                                               f"{AUTO_PLT_MIN_LABELS_PER_LINE}: multi-label")
-    elif args.tree:
-        name = "hs" if args.tree == "huffman" else "tree"
-        rule, why = "auto-tree-flag", f"-tree {args.tree} given"
     elif args.arity:
         name, rule, why = "tree", "auto-arity-flag", f"-arity {args.arity} given"
     elif n_labels <= AUTO_SOFTMAX_MAX_LABELS:
@@ -184,12 +182,17 @@ def _loss(args, stats):
                                                      f"{AUTO_SOFTMAX_MAX_LABELS}"
     else:
         name, rule, why = "tree", "auto-tree", f"{n_labels} labels > {AUTO_SOFTMAX_MAX_LABELS}"
-    # stored as with -loss given (options.choose_tree)
-    tree_name = "" if args.tree == usual_tree(name) else args.tree
-    tree = Choice(tree_name, GIVEN if tree_name else "loss-own",
-                  f"-tree {tree_name}" if tree_name else f"the tree of -loss {name}")
     # the line says the arity too, which the shape rules set after (plan)
-    return Choice(name, rule, why), tree
+    return Choice(name, rule, why), _tree(args, name)
+
+
+def _tree(args, name):
+    """The tree Choice of loss ``name``: "" for its own (stored as with
+    -loss given: options.choose_tree)."""
+    tree = "" if args.tree == usual_tree(name) else args.tree
+    return Choice(tree, GIVEN if tree else "loss-own",
+                  f"-tree {tree}" if tree else
+                  f"the tree of -loss {name} ({usual_tree(name) or 'none'})")
 
 
 def _shape(args, entry, stats, spread):

@@ -126,8 +126,6 @@ RULES = (
          "(3.7) gain 0.10-0.18 P@1 at the default flags and 0.03-0.06 at tuned ones; "
          "single-label sets are at 1.0 (wn_hypernym 1.02). docs/benchmarks-multilabel.md, "
          "\"The default for multi-label data\"."),
-    Rule("auto-tree-flag", "loss", "-loss auto and -tree given", "hs for -tree huffman, "
-         "else tree", (), "A tree asked for by name is a tree's loss; nothing measured."),
     Rule("auto-arity-flag", "loss", "-loss auto and -arity given", "tree", (),
          "An arity asks for a tree; nothing measured."),
     Rule("auto-softmax", "loss", "-loss auto, single-label, at most AUTO_SOFTMAX_MAX_LABELS "
