@@ -55,7 +55,7 @@ def supervised(**flags):
     if args.plan:  # what training would build, and why: counted, not trained
         write_stdout("".join(line + "\n" for line in plan_of_input(args).lines()))
         return
-    if not args.output:
+    if flags.get("output") is None:  # an empty one is refused with the others below
         raise click.UsageError("Missing option '-output'.")
     bin_path, vec_path, out_path = (args.output + ext for ext in (".bin", ".vec", ".output"))
     # published together, the .bin last (see publish.py)

@@ -63,7 +63,7 @@ def lm(**flags):
     if args.plan:  # what training would build, and why: counted, not trained
         write_stdout("".join(line + "\n" for line in plan_of_input(args).lines()))
         return
-    if not args.output:
+    if flags.get("output") is None:  # an empty one is refused with the others below
         raise click.UsageError("Missing option '-output'.")
     bin_path = args.output + ".bin"
     texts = [args.input, args.valid, args.test]
