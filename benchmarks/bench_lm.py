@@ -33,7 +33,8 @@ def treexc_internals():
     """Every treexc function the benchmarks call directly (rather than through
     the `treexc` command), imported in this one place."""
     from treexc.io.textio import read_text
-    from treexc.lm.options import make_lm_args, root_rows, tree_shape
+    from treexc.lm.options import make_lm_args
+    from treexc.lm.plan import root_rows, tree_shape
     from treexc.lm.training import new_model
     from treexc.runtime import blas_threads
     from treexc.text.vocab import build_vocab

@@ -17,6 +17,7 @@ import numpy as np
 from treexc.classify import training as T
 from treexc.classify.model import Model
 from treexc.classify.options import make_args
+from treexc.classify.plan import LabelStats, plan
 from treexc.io import textio
 from treexc.runtime import SilentReporter
 from treexc.text import token_cache
@@ -31,7 +32,7 @@ res = {"memory": [], "mapped": []}
 with token_cache.training_corpus(args, path, lambda: None, lambda m: None) as (d_map, c_map, _):
     for r in range(int(sys.argv[2])):
         for name, d, c in (("memory", d_mem, c_mem), ("mapped", d_map, c_map)):
-            args.resolve_auto_loss(d.nlabels)
+            args = plan(args, LabelStats.of(d.label_counts)).args(args)
             w_in = T.init_input_matrix(d.nwords + args.bucket, args.dim, args.seed)
             tree = T.make_initial_tree(args, d.label_counts)
             w_out = np.zeros((tree.n_internal * tree.arity, args.dim), np.float32)

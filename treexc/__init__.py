@@ -131,6 +131,19 @@ def train_lm(input, **flags):
     return model
 
 
+def plan_lm(input, **flags):
+    """The plan ``train_lm(input, **flags)`` would follow (``Plan.lines()``:
+    the rate and the tree's shape, each with its rule and reason), from the
+    text's vocabulary, without training."""
+    # imported here, not above: `import treexc` loads neither numpy nor Numba
+    from . import jitstart
+    from .lm.options import make_lm_args
+    from .lm.training import plan_of_input
+
+    jitstart.prepare()
+    return plan_of_input(make_lm_args(input=input, **flags))
+
+
 def load_lm(path):
     """Load a language model saved by ``treexc lm`` or ``save_model``."""
     # imported here, not above: `import treexc` loads neither numpy nor Numba

@@ -163,8 +163,9 @@ def test_even_many_lined_labels_get_a_wide_two_level_tree(tmp_path, capsys):
     assert (model.args.arity, model.args.maxDepth) == (12, 2)  # 60 labels / 5
     assert model.tree.depths().max() == 2
     assert "tree shape: arity 12, depth 2" in capsys.readouterr().err
-    # the user's shape is kept, and Zipf labels keep the default
-    assert treexc.train_supervised(input=train, arity=3, **flags).args.maxDepth == -1
+    # the user's arity is kept, at the least depth that holds the even labels
+    # (depth-fit-arity: 3^4 >= 60), and Zipf labels keep the default
+    assert treexc.train_supervised(input=train, arity=3, **flags).args.maxDepth == 4
     assert treexc.train_supervised(input=train, maxDepth=3, **flags).args.arity == 4  # 4^3 >= 60
     zipf, _ = zipf_corpus(tmp_path / "zipf.txt")
     assert treexc.train_supervised(input=zipf, **flags).args.maxDepth == -1

@@ -36,13 +36,16 @@ ROWS = [
      {"loss": ("plt", "auto-plt"), "tree": ("learned", GIVEN),
       "lr_hold": (0.5, "learned-schedule")}),
     ("auto: -tree huffman is hs", {"tree": "huffman"}, UNEVEN, 1.0,
-     {"loss": ("hs", "auto-tree-flag"), "tree": ("", "loss-own"), "arity": (2, "loss-own")}),
+     {"loss": ("hs", GIVEN), "tree": ("", "loss-own"), "arity": (2, "loss-own")}),
     ("auto: -tree random is a fixed tree", {"tree": "random"}, FIFTY, 1.0,
-     {"loss": ("tree", "auto-tree-flag"), "tree": ("random", GIVEN),
+     {"loss": ("tree", GIVEN), "tree": ("random", GIVEN),
       "arity": (8, "learned-arity"), "lr_hold": (0.0, "linear-decay")}),
-    ("auto: -arity asks for a tree; its depth fits it", {"arity": 8}, UNEVEN, 1.0,
+    ("auto: -arity asks for a tree", {"arity": 8}, UNEVEN, 1.0,
      {"loss": ("tree", "auto-arity-flag"), "arity": (8, GIVEN),
-      "depth": (4, "depth-fit-arity"), "mass_cap": (0.0, "no-mass-cap")}),
+      "depth": (-1, "depth-auto"), "mass_cap": (1.0, "mass-cap")}),
+    ("auto: -arity over even labels: the depth fits it", {"arity": 8}, FEW_LINED, 1.0,
+     {"loss": ("tree", "auto-arity-flag"), "depth": (5, "depth-fit-arity"),
+      "mass_cap": (0.0, "no-mass-cap")}),
     # the shape of a tree softmax
     ("even, many-lined labels: the wide root and the mean", {"loss": "tree"}, EVEN, 1.0,
      {"arity": (595, "wide-root"), "depth": (2, "wide-root"), "mass_cap": (0.0, "no-mass-cap"),
@@ -55,8 +58,15 @@ ROWS = [
            "mass_cap": (0.0, "no-mass-cap"), "scoring": ("mean", "scoring-mean")}),
     ("-arity with -depth: both kept", {"loss": "tree", "arity": 20, "depth": 5}, EVEN, 1.0,
      {"depth": (5, GIVEN), "mass_cap": (0.0, "no-mass-cap")}),
-    ("-depth 0: no limit and no cap", {"loss": "tree", "depth": 0}, UNEVEN, 1.0,
-     {"depth": (0, GIVEN), "mass_cap": (0.0, "no-mass-cap"), "arity": (32, "learned-arity")}),
+    ("-depth 0 is automatic", {"loss": "tree", "depth": 0}, UNEVEN, 1.0,
+     {"depth": (-1, "depth-auto"), "mass_cap": (1.0, "mass-cap"), "arity": (32, "learned-arity")}),
+    ("-maxDepth 0 (the older spelling): no limit and no cap", {"loss": "tree", "maxDepth": 0},
+     UNEVEN, 1.0, {"depth": (0, GIVEN), "mass_cap": (0.0, GIVEN)}),
+    ("-massSlack 0: no limit and no cap", {"loss": "tree", "massSlack": 0}, UNEVEN, 1.0,
+     {"depth": (0, GIVEN), "mass_cap": (0.0, GIVEN)}),
+    ("-arity with -massSlack: the cap, no depth rule", {"loss": "tree", "arity": 20,
+                                                        "massSlack": 1.0}, EVEN, 1.0,
+     {"depth": (-1, "depth-auto"), "mass_cap": (1.0, GIVEN)}),
     ("uneven labels: sqrt(labels), the mass cap, the tree's reading", {"loss": "tree"},
      UNEVEN, 1.0, {"arity": (32, "learned-arity"), "depth": (-1, "depth-auto"),
                    "mass_cap": (1.0, "mass-cap"), "scoring": ("tree", "scoring-tree")}),
@@ -65,7 +75,7 @@ ROWS = [
       "lr_hold": (0.0, "linear-decay"), "scoring": ("tree", "scoring-tree")}),
     ("a tree wider than its labels is cut to them", {"loss": "hs", "arity": 100000}, FIFTY,
      1.0, {"arity": (50, "arity-clamp"), "tree_updates": (50, "no-learned-tree")}),
-    ("a clamped learned tree is one node", {"loss": "tree", "arity": 64}, FIFTY, 1.0,
+    ("a clamped learned tree is one node", {"loss": "tree", "arity": 64}, [20] * 50, 1.0,
      {"arity": (50, "arity-clamp"), "depth": (1, "depth-fit-arity"),
       "tree_updates": (0, "one-node")}),
     ("rebuilds: at most TREE_UPDATES", {"loss": "tree", "epoch": 100}, [10 ** 5] * 30, 1.0,
@@ -126,6 +136,44 @@ def test_the_options_stay_as_typed_and_the_plan_gives_the_trained_ones():
             trained.lr) == (595, 2, 4, "mean", 0.5)
     assert planned.header()["arity"] == [595, "wide-root", planned.arity.why]
     assert any(line.startswith("arity ") and "wide-root" in line for line in planned.lines())
+
+
+@pytest.mark.parametrize("old,new", [
+    ({"maxDepth": 0}, {"massSlack": 0}),             # no limit, no cap
+    ({"maxDepth": -1}, {"depth": 0}),                # automatic
+    ({"maxDepth": -1}, {"massSlack": 1}),            # the usual cap, said
+    ({"maxDepth": 3}, {"depth": 3}),
+    ({"maxDepth": 0, "arity": 20}, {"massSlack": 0, "arity": 20}),
+])
+def test_older_spellings_train_and_save_the_same_options(old, new):
+    """Spellings of one model give one set of saved options (so the same
+    model file bytes)."""
+    stats = LabelStats.of(UNEVEN)
+
+    def trained(flags):
+        typed = make_args(input="x", loss="tree", **flags)
+        return plan(typed, stats).args(typed)
+
+    assert trained(old) == trained(new)
+
+
+@pytest.mark.parametrize("old,new", [
+    ({"maxDepth": 0}, {"massSlack": 0}),
+    ({"loss": "hs"}, {"tree": "huffman"}),
+    ({"loss": "tree"}, {"tree": "learned"}),
+    ({"loss": "tree"}, {"loss": "tree", "tree": "learned"}),
+    ({"loss": "ova"}, {"loss": "one-vs-all"}),
+])
+def test_an_older_spelling_plans_the_same(old, new):
+    """One plan, so one model file (the header keeps the plan)."""
+    stats = LabelStats.of(UNEVEN)
+    assert plan(make_args(input="x", **old), stats) == plan(make_args(input="x", **new), stats)
+
+
+def test_another_mass_cap_is_saved():
+    typed = make_args(input="x", loss="tree", massSlack=2.0)
+    assert (plan(typed, LabelStats.of(UNEVEN)).args(typed).maxDepth,
+            plan(typed, LabelStats.of(UNEVEN)).args(typed).massSlack) == (-1, 2.0)
 
 
 def test_the_lines_training_says_are_the_rules_that_chose_something():

@@ -12,6 +12,7 @@ from treexc import runtime
 from treexc.classify.options import Args, make_args
 from treexc.classify.plan import LabelStats, plan
 from treexc.lm.options import LMArgs, make_lm_args
+from treexc.lm.plan import plan as lm_plan
 from treexc.options import IF_SET, option_values, shape_names
 
 LINES = [f"__label__l{i % 7} w{i % 7} x{(i * 3) % 7} common" for i in range(140)]
@@ -81,7 +82,8 @@ def test_tree_vocabulary_errors(train_file, tmp_path):
                "-tree random: -loss softmax has no tree")
     user_error(base + ["-loss", "hs", "-tree", "learned"],
                "-tree learned: -loss hs keeps its tree fixed (use -loss tree)")
-    user_error(base + ["-depth", "-2"], "-depth -2: must be -1 (auto)")
+    user_error(base + ["-depth", "-2"], "-depth -2: must be >= 0")
+    user_error(base + ["-maxDepth", "-2"], "-maxDepth -2: must be -1 (auto)")
     result = run(base + ["-dpeth", "2"])
     assert result.exit_code == 2 and "unknown option -dpeth (did you mean -depth?)" \
         in result.stderr
@@ -105,8 +107,8 @@ def test_python_api_takes_the_same_names(train_file):
         assert args.loss == "auto"
         planned = plan(args, LabelStats.of([5] * 50, per_line))
         assert (planned.loss.value, planned.tree.value) == (loss, stored), (tree, per_line)
-    assert plan(make_args(input="x", tree="random"), LabelStats.of([5] * 50)).report() == [
-        "output layer: tree of arity 8 (-loss auto: -tree random given)"]
+    # a -tree spells its loss: nothing chosen, nothing said
+    assert plan(make_args(input="x", tree="random"), LabelStats.of([5] * 50)).report() == []
     assert make_args(input="x", loss="one-vs-all").loss == "ova"
     with pytest.raises(treexc.TreexcError, match="-depth and -maxDepth are the same option"):
         make_args(input="x", depth=2, maxDepth=3)
@@ -121,7 +123,7 @@ def test_saved_options_are_the_old_ones_unless_a_new_one_is_set():
                                    saved_only=True)
     assert "input" in option_values(args) and "tree" not in option_values(args)
     new = [f.name for f in dataclasses.fields(Args) if f.metadata["saved"] == IF_SET]
-    assert new == ["order", "tree"]
+    assert new == ["order", "tree", "massSlack"]
 
 
 def test_shape_options():
@@ -150,12 +152,17 @@ def test_checks_derive_from_the_fields():
 
 
 def test_lm_learning_rate_follows_the_dimension_unless_given():
-    """-lr 0 (the default) keeps lr * dim at 0.1 * 100 above -dim 100."""
-    assert make_lm_args(input="x").lr == pytest.approx(0.05)  # the default -dim 200
-    assert make_lm_args(input="x", dim=400).lr == pytest.approx(0.025)
-    assert make_lm_args(input="x", dim=100).lr == pytest.approx(0.1)
-    assert make_lm_args(input="x", dim=16).lr == pytest.approx(0.1)
-    assert make_lm_args(input="x", dim=400, lr=0.2).lr == 0.2
+    """-lr 0 (the default) keeps lr * dim at 0.1 * 100 above -dim 100: the
+    plan's rate (the options keep the 0 typed)."""
+    def rate(**flags):
+        return lm_plan(make_lm_args(input="x", **flags), 1000).lr.value
+
+    assert make_lm_args(input="x").lr == 0
+    assert rate() == pytest.approx(0.05)  # the default -dim 200
+    assert rate(dim=400) == pytest.approx(0.025)
+    assert rate(dim=100) == pytest.approx(0.1)
+    assert rate(dim=16) == pytest.approx(0.1)
+    assert rate(dim=400, lr=0.2) == 0.2
 
 
 class Terminal(io.StringIO):

@@ -8,7 +8,8 @@ from lm_util import small_model
 
 from treexc.errors import TreexcError
 from treexc.lm import kernels as kern
-from treexc.lm.options import make_lm_args, tree_shape
+from treexc.lm.options import make_lm_args
+from treexc.lm.plan import tree_shape
 from treexc.lm.training import train_lm
 from treexc.trees.builders import random_tree
 from treexc.trees.cluster import cluster_tree, greedy_fill

@@ -13,7 +13,8 @@ from treexc.errors import TreexcError
 from treexc.io import modelfile
 from treexc.lm import kernels as kern
 from treexc.lm.model import load_lm, perplexity
-from treexc.lm.options import make_lm_args, root_rows
+from treexc.lm.options import make_lm_args
+from treexc.lm.plan import root_rows
 from treexc.loss.kernels import root_row, scratch_size
 from treexc.loss.topk import tree_top_k
 from treexc.loss.tree_softmax import path_gradient, path_log_prob, tree_all_log_probs

@@ -5,6 +5,9 @@ the options alone before the data is read, from the run's shapes after
 from ..loss.registry import LOSSES, learns_tree, loss
 from ..trees.capacity import min_internal_nodes, rebuild_memory_parts
 
+# what stands in for -loss auto before the labels are counted: a fixed tree
+BEFORE_THE_PLAN = next(e for e in LOSSES.values() if e.fixed_huffman)
+
 
 def supervised_parts(args, n_words=0, n_labels=1):
     """The large arrays of ``treexc supervised``: before the data is read
@@ -15,7 +18,7 @@ def supervised_parts(args, n_words=0, n_labels=1):
     parts = [("input matrix", (n_words + args.bucket) * dim * f32,
               "-dim/-bucket" if args.bucket else "-dim/-minCount")]
     # -loss auto is resolved once the labels are counted: before, a fixed tree stands in
-    entry = loss(args.loss) if args.loss in LOSSES else LOSSES["hs"]
+    entry = loss(args.loss) if args.loss in LOSSES else BEFORE_THE_PLAN
     if not entry.has_tree:
         out_rows, children, arity = n_labels, 0, 2
     elif entry.tree == "flat":

@@ -118,7 +118,7 @@ class Model(FastTextMembers):
         fasttext = self.scoring == SCORING_FASTTEXT
         out_prob = np.zeros((n, k), dtype=np.float32) if fasttext else None
         if fasttext:  # flat layers: the transposed matrix, a vectorised loop
-            hs = self.args.loss == "hs"
+            hs = loss(self.args.loss).fixed_huffman
             w_out_t = np.zeros((1, 1), np.float32) if hs else self._transposed_output()
 
         def run(a, b):  # lines a..b-1; the kernel releases the GIL

@@ -111,12 +111,22 @@ class Args:
                               f"auto: one per {STATS_PER_REBUILD} lines a label in that half, "
                               f"1 to {TREE_UPDATES}; {PLT_TREE_UPDATES} for -loss plt)",
                               at_least=-1)
-    maxDepth: int = option(-1, "tree depth D: leaves at depth at most D (-1 = auto: no "
-                           "limit, but a subtree holds at most 1/arity of its parent's "
-                           "label occurrences, so frequent labels sit higher, as in a "
-                           "Huffman tree; 0 = no limit; a Huffman tree's depths follow the "
-                           "counts)", shape=True,
-                           flags=("depth", "maxDepth"))
+    depth: int = option(0, "tree depth D: leaves at depth at most D (0 = automatic: for "
+                        "the default learned tree no limit, but a subtree holds at most "
+                        "-massSlack/arity of its parent's label occurrences, so frequent "
+                        "labels sit higher, as in a Huffman tree; with -arity given over "
+                        "about equally frequent labels the least depth that holds them; a "
+                        "Huffman tree's depths follow the counts; docs/defaults.md)",
+                        saved=False, at_least=0)
+    massSlack: float = option(-1.0, "learned tree without a depth limit: a subtree holds at "
+                              "most massSlack/arity of its parent's label occurrences unless "
+                              "it holds one label (-1 = automatic: 1 where the depth is "
+                              "automatic; 0 = no cap: no depth limit at all)", at_least=-1,
+                              saved=IF_SET)
+    # saved under this name: -depth's older spelling, its values as they were
+    maxDepth: int = option(-1, "the older spelling of -depth, meanings kept: -1 = "
+                           "automatic, 0 = no limit and no mass cap, D = at most D",
+                           shape=True)
     treeGradient: str = option("ll", "AssignLabels score: ll (log-likelihood) or plain "
                                "(J_n gradient)", choices=("ll", "plain"))
     # how the model answers: written in the model file's header ("scoring"),
@@ -225,6 +235,10 @@ def make_args(**flags):
     leave automatic stays so (0, -1, auto) until the plan
     (``classify/plan.py``) resolves it."""
     args = options_from_flags(Args, flags)
+    if flags.get("depth") is not None and flags.get("maxDepth") is not None:
+        raise TreexcError("-depth and -maxDepth are the same option: give one")
+    if args.depth:  # one field below: -depth D is -maxDepth D; -depth 0 is automatic (-1)
+        args.maxDepth = args.depth
     choose_tree(args)
     # fastText: without word or character n-grams the hashed buckets are unused
     if args.wordNgrams <= 1 and args.maxn == 0:
@@ -262,7 +276,7 @@ def validate(args):
     if args.loss in LOSSES and loss(args.loss).kernel == KERNEL_NS and args.neg < 1:
         bad("neg", args.neg, f"must be >= 1 with -loss {args.loss}")
     if args.maxDepth < -1:
-        bad("depth", args.maxDepth, "must be -1 (auto), 0 (no limit) or a depth >= 1")
+        bad("maxDepth", args.maxDepth, "must be -1 (auto), 0 (no limit) or a depth >= 1")
     # 0: chosen by the plan once the labels are counted
     if args.arity < 2 and args.arity != 0:
         bad("arity", args.arity, "must be >= 2 (or 0: the loss's own, or fitted to the "

@@ -11,10 +11,11 @@ the options the model is trained and saved with); ``treexc supervised
 """
 
 import math
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, replace
 
 from ..loss.registry import AUTO, REBUILD_BY_LINES, REBUILD_ONCE, loss
 from ..options import bad_option
+from ..planning import GIVEN, Choice, choices, plan_header, plan_lines
 from ..trees.capacity import fit_depth
 from .plan_rules import (
     AUTO_PLT_MIN_LABELS_PER_LINE,
@@ -40,7 +41,6 @@ from .plan_rules import (
     wide_root_arity,
 )
 
-GIVEN = "given"  # the rule of a field the user set
 
 
 @dataclass(frozen=True)
@@ -58,13 +58,6 @@ class LabelStats:
     @classmethod
     def of(cls, label_counts, labels_per_line=1.0):
         return cls(tuple(int(c) for c in label_counts), float(labels_per_line))
-
-
-@dataclass(frozen=True)
-class Choice:
-    value: object
-    rule: str
-    why: str
 
 
 @dataclass(frozen=True)
@@ -90,15 +83,21 @@ class Plan:
 
     def args(self, typed):
         """The options the model is trained and saved with: ``typed``
-        with the planned values in place of the automatic ones."""
-        return replace(typed, loss=self.loss.value, tree=self.tree.value,
-                       arity=self.arity.value, maxDepth=self.depth.value,
+        with the planned values in place of the automatic ones.  The depth
+        and the mass cap as model files have always spelled them: no limit
+        and no cap is ``maxDepth 0``, the usual cap ``maxDepth -1``; only
+        another cap is saved as ``massSlack``."""
+        depth, cap = self.depth.value, self.mass_cap.value
+        slack = cap if depth == -1 and cap not in (0.0, MASS_SLACK) else -1.0
+        # -depth is a spelling of maxDepth (options.make_args): the saved one is kept
+        return replace(typed, loss=self.loss.value, tree=self.tree.value, depth=0,
+                       arity=self.arity.value, maxDepth=depth, massSlack=slack,
                        treeUpdates=self.tree_updates.value, scoring=self.scoring.value,
                        lr=self.lr.value)
 
     def items(self):
         """``(field, Choice)`` in the plan's order."""
-        return [(f.name, getattr(self, f.name)) for f in fields(self)]
+        return choices(self)
 
     def report(self):
         """The lines training prints: the rules that chose something worth
@@ -107,40 +106,15 @@ class Plan:
 
     def lines(self):
         """Every field, its value, rule and reason: ``-plan``'s output."""
-        return [f"{name:<13} {_shown(c.value):<9} {c.rule:<19} {c.why}"
-                for name, c in self.items()]
+        return plan_lines(self)
 
     def header(self):
         """The plan as saved in a model file: ``{field: [value, rule, why]}``."""
-        return {name: [c.value, c.rule, c.why] for name, c in self.items()}
-
-
-def stored_plan(saved):
-    """The ``{field: [value, rule, why]}`` of a model file's header, checked
-    (an untrusted file: ``ValueError`` unless it is what :meth:`Plan.header`
-    writes); None for a file saved without one."""
-    if saved is None:
-        return None
-    names = [f.name for f in fields(Plan)]
-    if not isinstance(saved, dict) or list(saved) != names or not all(
-            isinstance(v, list) and len(v) == 3 and isinstance(v[0], (int, float, str))
-            and isinstance(v[1], str) and isinstance(v[2], str) for v in saved.values()):
-        raise ValueError("plan")
-    return saved
-
-
-def plan_lines(saved):
-    """``dump args``'s lines of a stored plan: ``plan FIELD VALUE RULE: WHY``."""
-    return [f"plan {name} {_shown(value)} {rule}: {why}"
-            for name, (value, rule, why) in saved.items()]
-
-
-def _shown(value):
-    return repr(value) if value == "" else f"{value:g}" if isinstance(value, float) else str(value)
+        return plan_header(self)
 
 
 # rules whose line training prints (the others are said by -plan and the model's header)
-SAID = ("auto-plt", "auto-tree-flag", "auto-arity-flag", "auto-softmax", "auto-tree",
+SAID = ("auto-plt", "auto-arity-flag", "auto-softmax", "auto-tree",
         "wide-root", "arity-clamp", "scoring-mean", "scoring-mean-given", "zipf-rate")
 
 
@@ -159,10 +133,15 @@ def plan(args, stats):
         loss_choice = replace(loss_choice, why=f"output layer: {name}{shown} (-loss auto: "
                                                f"{loss_choice.why})")
     updates = _tree_updates(args, entry, stats, arity.value)
-    mass = (Choice(MASS_SLACK, "mass-cap", f"-depth -1: no depth limit, a subtree holds at "
-                   f"most {MASS_SLACK:g}/arity of its parent's label occurrences")
-            if depth.value == -1 and entry.learned else
-            Choice(0.0, "no-mass-cap", "a depth limit, or no learned tree: no mass cap"))
+    if _unlimited(args):
+        mass = Choice(0.0, GIVEN, UNLIMITED)
+    elif depth.value != -1 or not entry.learned:
+        mass = Choice(0.0, "no-mass-cap", "a depth limit, or no learned tree: no mass cap")
+    elif args.massSlack >= 0:
+        mass = Choice(args.massSlack, GIVEN, f"-massSlack {args.massSlack:g}")
+    else:
+        mass = Choice(MASS_SLACK, "mass-cap", f"no depth limit: a subtree holds at most "
+                      f"{MASS_SLACK:g}/arity of its parent's label occurrences")
     scoring = _scoring(args, name, n_labels, arity.value, spread)
     lr, halvings = _rate(args, stats)
     partial = Plan(loss_choice, tree, arity, depth, mass, updates, scoring, lr,
@@ -175,21 +154,27 @@ def plan(args, stats):
     return replace(partial, lr_hold=hold)
 
 
+# -massSlack 0 and its older spelling -maxDepth 0: one plan, one model file
+UNLIMITED = "no depth limit and no mass cap (-massSlack 0, or -maxDepth 0)"
+
+
+def _unlimited(args):
+    return args.maxDepth == 0 or (args.maxDepth == -1 and args.massSlack == 0)
+
+
 def _loss(args, stats):
     """``(loss, tree)`` Choices: ``-loss auto``'s choice of the loss, and
-    the tree ("" where it is the loss's own)."""
-    if args.loss != AUTO:
-        tree = Choice(args.tree, GIVEN if args.tree else "loss-own",
-                      f"-tree {args.tree}" if args.tree else
-                      f"the tree of -loss {args.loss} ({usual_tree(args.loss) or 'none'})")
-        return Choice(args.loss, GIVEN, f"-loss {args.loss}"), tree
+    the tree ("" where it is the loss's own).  A ``-tree`` on single-label
+    data spells its loss (``-tree huffman`` is ``-loss hs``, any other
+    ``-loss tree``): the same plan, so the same model file."""
     n_labels, per_line = stats.n_labels, stats.labels_per_line
-    if per_line >= AUTO_PLT_MIN_LABELS_PER_LINE:
+    multi = per_line >= AUTO_PLT_MIN_LABELS_PER_LINE
+    if args.loss != AUTO or (args.tree and not multi):
+        name = args.loss if args.loss != AUTO else "hs" if args.tree == "huffman" else "tree"
+        return Choice(name, GIVEN, f"-loss {name}"), _tree(args, name)
+    if multi:
         name, rule, why = "plt", "auto-plt", (f"{per_line:.2f} labels a line >= "
                                               f"{AUTO_PLT_MIN_LABELS_PER_LINE}: multi-label")
-    elif args.tree:
-        name = "hs" if args.tree == "huffman" else "tree"
-        rule, why = "auto-tree-flag", f"-tree {args.tree} given"
     elif args.arity:
         name, rule, why = "tree", "auto-arity-flag", f"-arity {args.arity} given"
     elif n_labels <= AUTO_SOFTMAX_MAX_LABELS:
@@ -197,21 +182,30 @@ def _loss(args, stats):
                                                      f"{AUTO_SOFTMAX_MAX_LABELS}"
     else:
         name, rule, why = "tree", "auto-tree", f"{n_labels} labels > {AUTO_SOFTMAX_MAX_LABELS}"
-    # stored as with -loss given (options.choose_tree)
-    tree_name = "" if args.tree == usual_tree(name) else args.tree
-    tree = Choice(tree_name, GIVEN if tree_name else "loss-own",
-                  f"-tree {tree_name}" if tree_name else f"the tree of -loss {name}")
     # the line says the arity too, which the shape rules set after (plan)
-    return Choice(name, rule, why), tree
+    return Choice(name, rule, why), _tree(args, name)
+
+
+def _tree(args, name):
+    """The tree Choice of loss ``name``: "" for its own (stored as with
+    -loss given: options.choose_tree)."""
+    tree = "" if args.tree == usual_tree(name) else args.tree
+    return Choice(tree, GIVEN if tree else "loss-own",
+                  f"-tree {tree}" if tree else
+                  f"the tree of -loss {name} ({usual_tree(name) or 'none'})")
 
 
 def _shape(args, entry, stats, spread):
     """``(arity, depth)`` Choices: the wide root, a learned tree's default
     arity, the loss's own, the clamp to the labels."""
     n_labels = stats.n_labels
-    depth = (Choice(args.maxDepth, GIVEN, f"-depth {args.maxDepth}") if args.maxDepth != -1
-             else Choice(-1, "depth-auto", "no depth limit (the mass cap shapes depth)")
-             if entry.learned else Choice(-1, "loss-own", "no learned tree to limit"))
+    if _unlimited(args):
+        depth = Choice(0, GIVEN, UNLIMITED)
+    elif args.maxDepth != -1:
+        depth = Choice(args.maxDepth, GIVEN, f"-depth {args.maxDepth}")
+    else:
+        depth = (Choice(-1, "depth-auto", "no depth limit (the mass cap shapes depth)")
+                 if entry.learned else Choice(-1, "loss-own", "no learned tree to limit"))
     wide = 0
     if spread is not None and not args.arity and args.maxDepth == -1:
         wide = wide_root_arity(stats.label_counts, spread)
@@ -239,11 +233,15 @@ def _shape(args, entry, stats, spread):
     if entry.tree not in ("", "flat") and arity.value > widest:
         arity = Choice(widest, "arity-clamp", f"tree arity: {widest} ({n_labels} labels fill "
                        f"at most {widest} slots of a node, not {arity.value})")
-    if args.arity and args.maxDepth == -1 and entry.rebuilds == REBUILD_BY_LINES \
-            and args.tree in ("", "learned"):
+    # even labels give the mass cap no frequency structure to shape depth with
+    if args.arity and args.maxDepth == -1 and args.massSlack < 0 \
+            and entry.rebuilds == REBUILD_BY_LINES and args.tree in ("", "learned") \
+            and spread is not None and spread[0] >= WIDE_ROOT_MIN_EVENNESS:
         levels = fit_depth(n_labels, arity.value)
-        depth = Choice(levels, "depth-fit-arity", f"-arity {args.arity} given: the least depth "
-                       f"that holds {n_labels} labels, no mass cap")
+        depth = Choice(levels, "depth-fit-arity", f"-arity {args.arity} given over labels "
+                       f"about equally frequent (evenness {spread[0]:.2f} >= "
+                       f"{WIDE_ROOT_MIN_EVENNESS}): the least depth that holds {n_labels} "
+                       "labels, no mass cap")
     return arity, depth
 
 

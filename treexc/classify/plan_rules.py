@@ -7,20 +7,10 @@ learned tree's default arity).
 
 import math
 import statistics
-from dataclasses import dataclass
 
 from ..loss.registry import loss
 from ..options import TREES
-
-
-@dataclass(frozen=True)
-class Rule:
-    name: str        # as the plan's fields name it
-    sets: str        # the plan fields it sets
-    when: str        # when it fires
-    value: str       # what it sets them to
-    constants: tuple  # ((name, value), ...): the figures it reads
-    evidence: str    # why: the measurements (ablations) behind it
+from ..planning import Rule
 
 
 # -- constants (RULES below says what each rule measured) -----------------------
@@ -115,13 +105,16 @@ def wide_root_arity(label_counts, spread=None):
     return wide if wide > default_tree_arity(n_labels, 2) else 0
 
 
-# measured by benchmarks/ablate_rules.py; docs/defaults.md, "The Table 2 regression"
+# measured by benchmarks/ablate_rules.py; docs/defaults.md, "Ablations"
 TABLE2_EVIDENCE = (
     "The mass cap was chosen for the default sqrt(labels)-ary tree (docs/trees.md); under "
-    "a given narrower arity it grows deep trees. gutenberg_books at the paper's Table 2 "
-    "flags (-arity 20 -dim 50 -lr 0.5 -epoch 5), test P@1, seed 0: no limit with the mass "
-    "cap 0.0996, the least depth (3) 0.136, no limit and no cap 0.047; fastText's softmax "
-    "0.118 at the same flags.")
+    "a given narrower arity over equally frequent labels, which give it no frequency "
+    "structure to use, it grows deep trees. Test P@1, medians of seeds 0-2, -arity 20 "
+    "-dim 50 -lr 0.5: gutenberg_books (evenness 0.97, -epoch 5, the paper's Table 2 "
+    "flags): no limit with the mass cap 0.101, the least depth (3) 0.133 (fastText's "
+    "softmax 0.116 in the same run, seed 0); wn_hypernym (evenness 0.52, -epoch 10), "
+    "where it does not fire: the mass cap 0.285, the least depth (4) 0.278. "
+    "docs/defaults.md, \"Ablations\".")
 
 RULES = (
     Rule("auto-plt", "loss", "-loss auto and lines have AUTO_PLT_MIN_LABELS_PER_LINE labels "
@@ -133,8 +126,6 @@ RULES = (
          "(3.7) gain 0.10-0.18 P@1 at the default flags and 0.03-0.06 at tuned ones; "
          "single-label sets are at 1.0 (wn_hypernym 1.02). docs/benchmarks-multilabel.md, "
          "\"The default for multi-label data\"."),
-    Rule("auto-tree-flag", "loss", "-loss auto and -tree given", "hs for -tree huffman, "
-         "else tree", (), "A tree asked for by name is a tree's loss; nothing measured."),
     Rule("auto-arity-flag", "loss", "-loss auto and -arity given", "tree", (),
          "An arity asks for a tree; nothing measured."),
     Rule("auto-softmax", "loss", "-loss auto, single-label, at most AUTO_SOFTMAX_MAX_LABELS "
@@ -186,10 +177,11 @@ RULES = (
          "GB); the tree built is the same less its empty slots."),
     Rule("depth-auto", "depth", "-depth not given (-1) and no rule above", "no depth limit; "
          "the starting tree the M-ary Huffman tree", (), "See mass-cap."),
-    Rule("depth-fit-arity", "depth", "-loss tree (rebuilds by-lines), -arity given, -depth "
-         "not given, the tree learned", "the least depth D with arity^D >= labels (the "
-         "labels dealt out evenly within it to start), no mass cap", (),
-         TABLE2_EVIDENCE),
+    Rule("depth-fit-arity", "depth", "-loss tree (rebuilds by-lines), -arity given, neither "
+         "-depth nor -massSlack, the tree learned, labels about equally frequent (evenness >= "
+         "WIDE_ROOT_MIN_EVENNESS)", "the least depth D with arity^D >= labels (the labels "
+         "dealt out evenly within it to start), no mass cap",
+         (("WIDE_ROOT_MIN_EVENNESS", WIDE_ROOT_MIN_EVENNESS),), TABLE2_EVIDENCE),
     Rule("mass-cap", "mass_cap", "a learned tree at -depth -1", "a subtree of several "
          "labels holds at most MASS_SLACK/arity of its parent's label occurrences",
          (("MASS_SLACK", MASS_SLACK),),

@@ -51,7 +51,7 @@ def supervised(**flags):
     if flags.pop("plan", None):  # what training would build, and why: counted, not trained
         write_stdout("".join(line + "\n" for line in plan_lines(flags)))
         return
-    if not flags.get("output"):
+    if flags.get("output") is None:  # an empty one is refused with the others below
         raise click.UsageError("Missing option '-output'.")
     output = flags["output"]
     embedding = family_of_flags(flags) == EMBEDDING
@@ -342,7 +342,7 @@ def print_sentence_vectors(model_path):
 def dump(model_path, what):
     """Print the model's options, dictionary, or input/output matrix."""
     # imported here, not above: only a running command loads numpy and Numba
-    from ..classify.plan import plan_lines
+    from ..planning import plan_header, stored_plan_lines
     from ..io.textio import printable
 
     model = load_any_model(model_path)
@@ -359,8 +359,8 @@ def dump(model_path, what):
             write(printable(f"{name} {value}") + "\n")
         # what training chose for the automatic ones, and why (classify/plan.py)
         plan = model.plan if isinstance(model.plan, dict) or model.plan is None \
-            else model.plan.header()
-        for line in plan_lines(plan or {}):
+            else plan_header(model.plan)
+        for line in stored_plan_lines(plan):
             write(printable(line) + "\n")
     elif what == "dict":
         d = model.dictionary

@@ -49,16 +49,22 @@ def lm(**flags):
     treexc lm -input train.txt -output lm -loss softmax
     treexc lm -input train.txt -output lm -tree random -arity 65 -depth 3
     treexc lm -input train.txt -valid valid.txt -output lm -log curve.jsonl
+    treexc lm -input train.txt -plan          # what would be trained, and why
 
     Prints the validation perplexity, train ms/batch and evaluation ms/batch
     after each epoch; writes OUTPUT.bin.
     """
     # imported here, not above: only a running command loads numpy and Numba
     from ..io.publish import OutputSet, interrupt_on_signals
-    from ..lm.training import train_lm
+    from ..lm.training import plan_of_input, train_lm
     from ..runtime import reporter_factory
 
     args = make_lm_args(**flags)
+    if args.plan:  # what training would build, and why: counted, not trained
+        write_stdout("".join(line + "\n" for line in plan_of_input(args).lines()))
+        return
+    if flags.get("output") is None:  # an empty one is refused with the others below
+        raise click.UsageError("Missing option '-output'.")
     bin_path = args.output + ".bin"
     texts = [args.input, args.valid, args.test]
     check_output_writable(args.output, [bin_path], inputs=texts)

@@ -31,10 +31,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import TreexcError
+from ..loss.registry import LOSSES as REGISTERED
+from ..loss.registry import loss
 
 MAGIC = 793712314
 VERSION = 12
-LOSSES = {1: "hs", 2: "ns", 3: "softmax", 4: "ova"}
+# fastText's loss_name numbers: each loss's fasttext_id in loss/registry.py
+LOSSES = {entry.fasttext_id: name for name, entry in REGISTERED.items() if entry.fasttext_id}
 MODELS = {1: "cbow", 2: "skipgram", 3: "supervised"}
 LABEL_PREFIX = "__label__"  # not saved in the file: fastText's default
 _ARGS = struct.Struct("<12id")
@@ -162,7 +165,8 @@ def read_fasttext(path, unsupervised=False, header_only=False):
                 w_out.shape != (nwords, args["dim"]):
             r.bad(f"matrices of {w_in.shape} and {w_out.shape} for {nwords} words")
         return FastTextModel(version, args, words, counts, nwords, ntokens, w_in, w_out)
-    out_rows = nlabels - 1 if args["loss"] == "hs" else nlabels
+    hs = loss(args["loss"]).fixed_huffman
+    out_rows = nlabels - 1 if hs else nlabels
     if w_in.shape != (nwords + args["bucket"], args["dim"]):
         r.bad(f"input matrix of {w_in.shape[0]} x {w_in.shape[1]}, expected "
               f"{nwords + args['bucket']} x {args['dim']}")
@@ -170,7 +174,7 @@ def read_fasttext(path, unsupervised=False, header_only=False):
     if w_out.shape[1] != args["dim"] or w_out.shape[0] < max(out_rows, 0):
         r.bad(f"output matrix of {w_out.shape[0]} x {w_out.shape[1]} for {nlabels} labels")
     return FastTextModel(version, args, words, counts, nwords, ntokens, w_in,
-                         w_out[:out_rows] if args["loss"] == "hs" else w_out)
+                         w_out[:out_rows] if hs else w_out)
 
 
 def _read_dictionary(r, labels_needed=True):

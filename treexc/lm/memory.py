@@ -3,6 +3,7 @@ from the options alone before the text is read, from the vocabulary after
 (``treexc.memory`` refuses a run that does not fit)."""
 
 from ..trees.capacity import balanced_internal_nodes, rebuild_memory_parts
+from .plan import uses_tree
 
 
 def lm_parts(args, vocab=1, arity=2):
@@ -13,7 +14,7 @@ def lm_parts(args, vocab=1, arity=2):
     tree's (``-arity``, or the one fitted to the vocabulary)."""
     d, threads, f32 = args.dim, args.thread, 4
     copies = 2 + threads  # weights, Adagrad accumulator, a gradient per thread
-    tree = args.loss == "tree"
+    tree = uses_tree(args)
     cols = d if tree else d + 1
     parts = [("word embeddings", vocab * cols * f32 * copies, "-dim/-minCount/-thread"),
              ("context matrices", args.context * d * d * f32 * 2, "-dim/-context"),

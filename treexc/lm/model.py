@@ -34,6 +34,7 @@ from ..loss.kernels import scratch_size
 from ..loss.topk import tree_top_k
 from ..loss.tree_softmax import tree_all_log_probs
 from ..options import check_integer, option_values, shape_names
+from ..planning import stored_plan
 from ..runtime import blas_threads, run_workers
 from ..text.dictionary import check_duplicates
 from ..text.vocab import Vocab, read_stream
@@ -41,13 +42,14 @@ from ..trees.tree import Tree
 from . import kernels as kern
 from .engines import FlatEngine, TreeEngine
 from .options import MODEL_KIND, LMArgs, validate
+from .plan import Plan, uses_tree
 
 
 def init_weights(vocab_size, args, rng):
     """Embeddings uniform in +-1/dim (fastText's input matrix), biases 0,
     context matrices uniform in +-1/sqrt(dim) (a default linear layer)."""
     d = args.dim
-    cols = d + 1 if args.loss == "softmax" else d
+    cols = d if uses_tree(args) else d + 1
     U = np.zeros((vocab_size, cols), dtype=np.float32)
     U[:, :d] = rng.uniform(-1.0 / d, 1.0 / d, size=(vocab_size, d))
     bound = 1.0 / math.sqrt(d)
@@ -70,6 +72,9 @@ class LanguageModel:
         self.C = C
         self.tree = tree
         self.W = W
+        # what training chose and why (lm/plan.py's Plan), or a loaded file's
+        # {field: [value, rule, why]} (None: a file from before plans were saved)
+        self.plan = None
 
     # -- what dump-tree and friends need ---------------------------------
     def words(self):
@@ -103,7 +108,7 @@ class LanguageModel:
 
     @property
     def is_tree(self):
-        return self.args.loss == "tree"
+        return uses_tree(self.args)
 
     @property
     def dim(self):
@@ -185,6 +190,8 @@ class LanguageModel:
             arrays["children"] = self.tree.children
             arrays["W"] = np.asarray(self.W)
         header = {"kind": MODEL_KIND, "args": option_values(self.args, saved_only=True)}
+        if self.plan is not None:  # what training chose and why (lm/plan.py)
+            header["plan"] = self.plan if isinstance(self.plan, dict) else self.plan.header()
         modelfile.save(path, header, arrays)
 
 
@@ -201,11 +208,14 @@ def load_lm(path):
                           "(train one with `treexc lm`)")
     try:
         args, vocab, U, C, tree, W = _checked_parts(header, a)
+        plan = stored_plan(header.get("plan"), Plan)
     except KeyError as e:
         raise TreexcError(f"{path}: corrupt language model (missing {e})") from None
     except (TypeError, ValueError, TreexcError) as e:
         raise TreexcError(f"{path}: corrupt language model ({e})") from None
-    return LanguageModel(args, vocab, U, C, tree, W)
+    model = LanguageModel(args, vocab, U, C, tree, W)
+    model.plan = plan
+    return model
 
 
 # Evaluation scratch per thread (batch x (context x dim + vocabulary) floats)
@@ -232,7 +242,7 @@ def _checked_parts(header, a):
     U = contents.array(a, "U", "<f4", 2)
     C = contents.array(a, "C", "<f4", 3)
     tree = W = None
-    if args.loss == "tree":
+    if uses_tree(args):
         if args.depth < 1 or args.arity < 2:  # training saves the shape it chose
             raise ValueError(f"tree of depth {args.depth} and arity {args.arity}")
         children = contents.array(a, "children", "<i4", 2)

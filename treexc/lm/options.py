@@ -1,6 +1,6 @@
 """Options of ``treexc lm``: each field says its help, flags, checks and
-whether it is saved with the model (``treexc.options``), and the rules
-that resolve the shape options left at 0 (``tree_shape``, ``root_rows``)."""
+whether it is saved with the model (``treexc.options``).  What the options
+leave automatic (0) is resolved by the plan (``lm/plan.py``)."""
 
 from dataclasses import dataclass
 
@@ -12,35 +12,21 @@ from ..options import (
     option,
     options_from_flags,
 )
-from ..trees.capacity import fit_arity, fit_depth
+from .plan import uses_tree
 
 MODEL_KIND = "lm"
 
 LOSSES = ("tree", "softmax")
 
-# -lr 0 (the default): BASE_LR up to BASE_DIM dimensions, BASE_LR * BASE_DIM / dim
-# above.  Adagrad moves each coordinate of a row by about lr per step, so a
-# step changes a score (a dot product over dim coordinates) by about lr * dim:
-# keeping lr * dim fixed keeps the step in score space as it was at the rate
-# measured best at -dim 100.  At -dim 200, one epoch: KJV valid perplexity
-# tree 43.15 -> 41.46, flat 41.76 -> 40.77 (lr 0.1 -> 0.05); confirmed on the
-# first 1M tokens of gutenberg_lm and of gutenberg_small_lm, not used to
-# choose: tree 91.37 -> 85.98 and 100.83 -> 95.46, flat 89.70 -> 85.18 and
-# 98.52 -> 95.30 (docs/lm.md, "Learning rate").
-BASE_LR, BASE_DIM = 0.1, 100
-
-
-def default_lr(dim):
-    """The Adagrad rate -lr 0 stands for at this -dim."""
-    return BASE_LR * min(1.0, BASE_DIM / dim)
-
-
 @dataclass
 class LMArgs:
     input: str = option("", "training text (one paragraph or sentence per line; .gz "
                         "accepted)", saved=False, required=True)
-    output: str = option("", "output path without extension (OUTPUT.bin is written)",
-                         saved=False, required=True)
+    output: str = option("", "output path without extension (OUTPUT.bin is written; "
+                         "needed unless -plan)", saved=False)
+    plan: bool = option(False, "read the text, count its vocabulary and print the plan (the "
+                        "rate and the tree's shape training would use, each with the rule "
+                        "that chose it and why), without training", saved=False)
     valid: str = option("", "validation text: perplexity after each epoch", saved=False)
     test: str = option("", "test text: also evaluated at each evaluation (for learning "
                        "curves)", saved=False)
@@ -104,8 +90,6 @@ def make_lm_args(**flags):
     """LMArgs from keyword flags, validated."""
     args = options_from_flags(LMArgs, flags)
     validate(args)
-    if args.lr == 0:
-        args.lr = default_lr(args.dim)
     return args
 
 
@@ -114,79 +98,11 @@ def validate(args):
     check_fields(args)
     if args.arity == 1 or args.arity < 0:
         bad_option("arity", args.arity, "must be >= 2 (or 0: fit the vocabulary)")
-    if args.loss == "softmax" and args.tree != "learned":  # "learned": the default, unused
+    if not uses_tree(args) and args.tree != "learned":  # "learned": the default, unused
         bad_option("tree", args.tree, "-loss softmax has no tree (use -loss tree)")
-    if args.loss == "softmax" and args.rootRows > 1:
+    if not uses_tree(args) and args.rootRows > 1:
         bad_option("rootRows", args.rootRows, "-loss softmax has no tree (use -loss tree)")
-    if args.arity == 2:
-        root_rows(args, 2)
+    if args.arity == 2 and args.rootRows > 1:
+        bad_option("rootRows", args.rootRows, "the tree is 2-ary: a binary root is one "
+                   "sigmoid")
     return args
-
-
-# -rootRows 0 (the default): four rows per root slot where the root is a
-# softmax.  The root is where the tree loses to the flat softmax (one row
-# scores a group of words that the flat softmax scores with a row each);
-# fitted offline on KJV's context vectors, -log p(group) fell 2.649 -> 2.615
-# -> 2.583 nats with 1, 2, 4 rows, the flat softmax's group sums 2.605.
-# Trained (-dim 100 -epoch 1, validation perplexity, rows 1 / 2 / 4 / 6,
-# flat): KJV 43.33 / 41.62 / 40.66 / 40.22, 42.80; first 1M tokens of
-# gutenberg_lm 89.29 / 86.24 / 84.63 / 84.42, 88.96; first 5M tokens 88.47 /
-# 84.32 / 80.66, 88.27: four is where the gains flatten.  With the root's
-# rows scored by BLAS products (lm/engines.py), one thread, ms per training
-# batch, rows 1 / 2 / 4, flat: 1M tokens (8,385 words) 1.96 / 3.1 / 4.6,
-# 13-16; 5M tokens (20,035 words) 3.1-3.5 / - / 4.3-4.6, 33-39 (docs/lm.md,
-# "Several rows per root slot"; confirmed on corpora not used to choose).
-DEFAULT_ROOT_ROWS = 4
-
-
-def root_rows(args, arity):
-    """Rows per root slot of a tree of ``arity``: ``-rootRows`` or the
-    default above."""
-    if args.rootRows > 1 and arity < 3:
-        bad_option("rootRows", args.rootRows, f"the tree is {arity}-ary: a binary root is "
-                   "one sigmoid")
-    if args.rootRows:
-        return args.rootRows
-    return DEFAULT_ROOT_ROWS if arity >= 3 else 1
-
-
-# The default tree shape (docs/lm.md, "Default shape"): two wide levels while
-# they cost at most 2 * sqrt(2 * 131,072) = 1,024 output rows per position,
-# three above; leaves for twice the vocabulary, so the mass cap has room.
-DEPTH2_MAX_WORDS = 131_072
-# Two levels are never narrower than this (below 20,000 words): a narrower
-# root saves little (the output rows are a small part of a batch there) and
-# measured worse on three small corpora.
-DEPTH2_MIN_ARITY = 200
-# The mass cap by default: on two-level trees only.  Deeper, it measured no
-# better (gutenberg_small_lm, depth 3, arity 40: 134.6 without, 134.7 with;
-# all of gutenberg_lm: the paper's uncapped 65-ary tree 166.2, the capped
-# 81-ary one 168.2) and it needs room for twice the vocabulary (a wider tree).
-DEPTH2_MASS_SLACK = 1.0
-
-
-def tree_shape(args, n_words):
-    """``(depth, arity, mass_slack)`` of the tree over ``n_words`` words:
-    ``-depth``, ``-arity`` and ``-massSlack`` where given, else the default
-    rule (a negative ``-massSlack``: the cap on a two-level tree only)."""
-    slack = args.massSlack
-    if args.depth:
-        depth = args.depth
-    elif args.arity:  # the least depth that holds them at this arity
-        depth = fit_depth((1 if slack == 0 else 2) * n_words, args.arity)
-        if slack < 0 and depth > 2:  # no cap deeper, so no room needed for it
-            depth = fit_depth(n_words, args.arity)
-    else:
-        depth = 2 if n_words <= DEPTH2_MAX_WORDS else 3
-    if slack < 0:
-        slack = DEPTH2_MASS_SLACK if depth <= 2 else 0.0
-    if args.arity:
-        if args.arity > 2 * n_words:  # the most slots a tree over them can fill
-            bad_option("arity", args.arity, f"wider than a tree over {n_words} words can "
-                       f"fill (at most {2 * n_words} slots a node); lower it, or 0 fits "
-                       "the vocabulary")
-        return depth, args.arity, slack
-    arity = fit_arity((2 if slack > 0 else 1) * n_words, depth)
-    if depth == 2:  # at most one slot per word at the root
-        arity = max(arity, min(DEPTH2_MIN_ARITY, n_words))
-    return depth, arity, slack

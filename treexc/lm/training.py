@@ -42,7 +42,7 @@ from ..trees.capacity import check_capacity
 from ..trees.learner import TreeLearner
 from .memory import lm_parts
 from .model import LanguageModel, init_weights, stream_nll
-from .options import root_rows, tree_shape
+from .plan import plan, root_rows, uses_tree
 
 DIVERGED = 2  # control[0] of a training phase: a batch met a NaN or infinity
 # A train loss (nats a token) past which training has blown up: -lr 100 trains
@@ -385,18 +385,25 @@ def new_model(args, vocab, tree, rng):
     return LanguageModel(args, vocab, U, C, tree, W)
 
 
+def plan_of_input(args):
+    """The :class:`plan.Plan` a training of ``args`` would follow, from
+    the text's vocabulary alone: nothing encoded, nothing trained."""
+    vocab = build_vocab(read_text(args.input), args.minCount, display_name(args.input))
+    return plan(args, vocab.size)
+
+
 def train_lm(args, reporter_factory=None, echo=None, on_eval=None):
     """Train a language model; returns ``(model, records)``."""
     name = display_name(args.input)
-    if args.loss == "tree":  # -arity and -depth alone (0 words: no count yet)
+    if uses_tree(args):  # -arity and -depth alone (0 words: no count yet)
         check_capacity(0, args.arity, args.depth)
     # what the options alone ask for (-arity, -dim, -context), before reading
     memory.refuse_oversized(lm_parts(args, 1, args.arity or 2))
     data = read_text(args.input)
     vocab = build_vocab(data, args.minCount, name)
-    if args.loss == "tree":  # the shape the tree will have, saved with the model
-        args.depth, args.arity, args.massSlack = tree_shape(args, vocab.size)
-        args.rootRows = root_rows(args, args.arity)
+    # the rate and the tree's shape, saved with the model
+    run_plan = plan(args, vocab.size)
+    args = run_plan.args(args)
     memory.refuse_oversized(lm_parts(args, vocab.size, args.arity or 2))
     train = Stream(name, vocab.encode(data))
     del data
@@ -407,11 +414,10 @@ def train_lm(args, reporter_factory=None, echo=None, on_eval=None):
              f"(-minCount {args.minCount}, <unk> and </s> included)")
     rng = np.random.default_rng(args.seed)
     tree = None
-    if args.loss == "tree":
+    if uses_tree(args):
         tree = make_tree(args, vocab, train, rng, reporter_factory, echo)
-    else:
-        args.arity = 0
     model = new_model(args, vocab, tree, rng)
+    model.plan = run_plan
     session = LMSession(model, train, args, reporter_factory, on_eval, valid, test)
     records = session.run()
     stopped = records[-1].get("stopped_epoch") if records else None

@@ -18,23 +18,28 @@ from numba import njit
 from .. import jitstart  # noqa: F401  (keys the kernel caches on every kernel's source)
 from ..io.textio import ByteCheck, read_line_chunks, to_bytes, warn
 from .dictionary import TokenCounter, dictionary_from_counts
-from .kernels import has_prefix, is_separator, mark_labels
-from .table import fnv_hash, table_find
+from .kernels import eos_bytes, has_prefix, is_separator, mark_labels
+from .table import bytes_equal, fnv_hash, table_find
 
 
 @njit(cache=True, nogil=True)
 def line_label_entries(buf, prefix, slots, entry_hash, entry_off, entry_len, pool, first_line,
-                       pairs, n_pairs):
-    """Append ``(line, entry)`` to ``pairs`` (int64 rows, ``n_pairs`` used)
-    for each distinct label token of each line of ``buf`` that also has a
-    word (a token other than labels and ``</s>``); lines numbered from
-    ``first_line``.  Returns ``(pairs, n_pairs, lines in buf)``."""
+                       rows, n_rows):
+    """Append a row ``(line, entry, tokens, words)`` to ``rows`` (int64,
+    ``n_rows`` used) for each distinct label entry of each line of ``buf``:
+    the line's number (from ``first_line``), the count's entry id, how many
+    of the line's tokens spell it, and the line's other tokens less its
+    ``</s>`` (what ``Corpus.drop_bare_lines`` weighs: a last line without
+    a newline counts a literal ``</s>`` as its end).  Returns ``(rows,
+    n_rows, lines in buf)``."""
     n = len(buf)
+    eos = eos_bytes()
     i = 0
     line = first_line
     while i < n:
-        start_pairs = n_pairs
+        start_rows = n_rows
         words = 0
+        eos_literal = False
         while i < n and buf[i] != 10:
             if is_separator(buf[i]):
                 i += 1
@@ -42,30 +47,37 @@ def line_label_entries(buf, prefix, slots, entry_hash, entry_off, entry_len, poo
             end = i
             while end < n and not is_separator(buf[end]):
                 end += 1
-            if has_prefix(buf, i, end, prefix):
+            if has_prefix(buf, i, end, prefix):  # only labels are looked up
                 e = table_find(slots, entry_hash, entry_off, entry_len, pool, buf, i, end,
                                fnv_hash(buf, i, end))
                 seen = False
-                for k in range(start_pairs, n_pairs):
-                    if pairs[k, 1] == e:
+                for k in range(start_rows, n_rows):
+                    if rows[k, 1] == e:
+                        rows[k, 2] += 1
                         seen = True
                         break
                 if not seen:
-                    if n_pairs == len(pairs):
-                        wider = np.empty((2 * len(pairs), 2), dtype=np.int64)
-                        wider[:n_pairs] = pairs[:n_pairs]
-                        pairs = wider
-                    pairs[n_pairs, 0] = line
-                    pairs[n_pairs, 1] = e
-                    n_pairs += 1
+                    if n_rows == len(rows):
+                        wider = np.empty((2 * len(rows), 4), dtype=np.int64)
+                        wider[:n_rows] = rows[:n_rows]
+                        rows = wider
+                    rows[n_rows, 0] = line
+                    rows[n_rows, 1] = e
+                    rows[n_rows, 2] = 1
+                    n_rows += 1
             else:
                 words += 1
+                eos_literal = eos_literal or (end - i == 4 and bytes_equal(buf, i, 4, eos, 0))
             i = end
-        if words == 0:
-            n_pairs = start_pairs  # a bare line: dropped as the encoding drops it
+        # a line's newline is its </s>; the file's last line without one ends
+        # at a literal </s> if it has one (drop_bare_lines' has_eos)
+        if i == n and eos_literal:
+            words -= 1
+        for k in range(start_rows, n_rows):
+            rows[k, 3] = words
         i += 1  # the newline
         line += 1
-    return pairs, n_pairs, line - first_line
+    return rows, n_rows, line - first_line
 
 
 def count_with_label_lines(args, name):
@@ -73,12 +85,12 @@ def count_with_label_lines(args, name):
     counter = TokenCounter()
     prefix = np.frombuffer(to_bytes(args.label), dtype=np.uint8)
     check = ByteCheck()
-    pairs, n_pairs, lines = np.empty((1 << 16, 2), dtype=np.int64), 0, 0
+    rows, n_rows, lines = np.empty((1 << 16, 4), dtype=np.int64), 0, 0
     for _, piece in read_line_chunks(args.input, check):
         buf = np.frombuffer(piece, dtype=np.uint8)
         counter.add(buf)
-        pairs, n_pairs, n = line_label_entries(buf, prefix, *counter.table(), lines, pairs,
-                                               n_pairs)
+        rows, n_rows, n = line_label_entries(buf, prefix, *counter.table(), lines, rows,
+                                             n_rows)
         lines += n
     byte_warning = check.message(name)
     if byte_warning:
@@ -89,7 +101,16 @@ def count_with_label_lines(args, name):
     entry_off, entry_len, counts, pool = counted
     kept = mark_labels(entry_off, entry_len, pool, prefix) & (counts > 0) \
         & (counts >= args.minCountLabel)
-    pairs = pairs[:n_pairs]
-    pairs = pairs[kept[pairs[:, 1]]]
-    labelled = len(np.unique(pairs[:, 0]))
-    return dictionary, (len(pairs) / labelled if labelled else 0.0)
+    rows = rows[:n_rows]
+    line, entry, tokens, words = rows.T
+    known = kept[entry]
+    # a line is bare where its tokens are all known labels: unknown labels count as words
+    first = np.unique(line, return_index=True)[1]
+    other = np.add.reduceat(np.where(known, 0, tokens), first) + words[first] if len(rows) \
+        else np.zeros(0, dtype=np.int64)
+    has_label = np.add.reduceat(known.astype(np.int64), first) > 0 if len(rows) \
+        else np.zeros(0, dtype=bool)
+    kept_lines = (other > 0) & has_label
+    labelled = int(kept_lines.sum())
+    pairs = int(np.repeat(kept_lines, np.diff(np.append(first, len(rows))))[known].sum())
+    return dictionary, (pairs / labelled if labelled else 0.0)

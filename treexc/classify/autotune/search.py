@@ -322,8 +322,9 @@ class Search:
         self.scores[rung][config] = key
         if self.best is None or key > (self.best[0] if not math.isnan(self.best[0])
                                        else -math.inf):
-            self.best = (score, trial, args, model)
-        self.log(f"trial {trial} rung {rung} ({flags_text(args)}): score {score:.6f}, "
+            self.best = (score, trial, model.args, model)
+        # the planned options: what -loss auto and the other rules chose
+        self.log(f"trial {trial} rung {rung} ({flags_text(model.args)}): score {score:.6f}, "
                  f"{time.monotonic() - began:.1f} s")
         self.show_progress(force=True)
         return True

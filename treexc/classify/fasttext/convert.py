@@ -30,8 +30,10 @@ import numpy as np
 
 from ...errors import TreexcError
 from ...io.fasttext_model import LABEL_PREFIX, read_fasttext
+from ...loss.registry import loss
 from ...options import option_values
 from ..options import Args, validate
+from ..plan_rules import UNUSED_ARITY
 
 SCORING_FASTTEXT = "fasttext"
 
@@ -94,7 +96,7 @@ def fasttext_args(ft, path):
     args = Args(dim=a["dim"], ws=a["ws"], epoch=a["epoch"], minCount=a["minCount"],
                 neg=a["neg"], wordNgrams=a["wordNgrams"], loss=a["loss"], bucket=a["bucket"],
                 minn=a["minn"], maxn=a["maxn"], lrUpdateRate=a["lrUpdateRate"], t=a["t"],
-                label=LABEL_PREFIX, arity=2 if a["loss"] == "hs" else 20, thread=1)
+                label=LABEL_PREFIX, arity=loss(a["loss"]).arity or UNUSED_ARITY, thread=1)
     try:
         return validate(args)
     except TreexcError as e:
@@ -111,9 +113,10 @@ def loaded_from_fasttext(path, kind):
     np.cumsum(lengths[:-1], out=offsets[1:])
     pool = np.frombuffer(b"".join(ft.words), dtype=np.uint8)
     label_counts = ft.counts[ft.nwords:]
-    if args.loss == "hs":
+    entry = loss(args.loss)
+    if entry.fixed_huffman:
         children, w_out = hs_tree_and_rows(label_counts, ft.w_out)
-    elif args.loss == "softmax":
+    elif entry.tree == "flat":
         children, w_out = np.arange(ft.nlabels, dtype=np.int32)[None, :], ft.w_out
     else:
         children, w_out = None, ft.w_out

@@ -1,0 +1,24 @@
+"""docs/defaults.md is what the rules tables and the kept ablations write
+(treexc/cli/defaults_doc.py): a rule, a constant or a measurement changed
+without the page fails here."""
+
+from pathlib import Path
+
+from treexc.classify.plan_rules import RULES
+from treexc.cli.defaults_doc import page
+
+DOC = Path(__file__).resolve().parents[1] / "docs" / "defaults.md"
+
+
+def test_the_defaults_page_is_written_from_the_rules_tables():
+    assert DOC.read_text() == page(), (
+        "docs/defaults.md is stale: .venv/bin/python -m treexc.cli.defaults_doc "
+        "> docs/defaults.md")
+
+
+def test_every_rule_and_constant_is_on_the_page():
+    text = page()
+    for rule in RULES:
+        assert f"### `{rule.name}`" in text
+        for name, _ in rule.constants:
+            assert f"`{name} = " in text

@@ -1,0 +1,172 @@
+"""The language model's plan: what a run trains, resolved once from what
+the user typed (``LMArgs``) and the vocabulary's size, before anything is
+built: the rate, the tree's depth, arity, mass cap and rows per root slot.
+
+:func:`plan` is a pure function; each field of its :class:`Plan` carries
+its value, the rule that set it (a name of :data:`RULES`, or ``given``)
+and why.  Training reads it (``Plan.args``: the options the model is
+trained and saved with), the model file keeps it, and ``treexc lm
+-plan`` prints it without training.
+"""
+
+from dataclasses import dataclass, replace
+
+from ..options import bad_option
+from ..planning import GIVEN, Choice, Rule, choices, plan_header, plan_lines
+from ..trees.capacity import fit_arity, fit_depth
+
+TREE_LOSS = "tree"  # -loss tree: a tree softmax (else the flat softmax, tied embeddings)
+
+BASE_LR, BASE_DIM = 0.1, 100
+DEFAULT_ROOT_ROWS = 4
+DEPTH2_MAX_WORDS = 131_072
+DEPTH2_MIN_ARITY = 200
+DEPTH2_MASS_SLACK = 1.0
+
+
+def uses_tree(args):
+    """Whether the output layer is a tree softmax."""
+    return args.loss == TREE_LOSS
+
+
+def default_lr(dim):
+    """The Adagrad rate -lr 0 stands for at this -dim."""
+    return BASE_LR * min(1.0, BASE_DIM / dim)
+
+
+def root_rows(args, arity):
+    """Rows per root slot of a tree of ``arity``: ``-rootRows`` or the
+    rule root-rows."""
+    if args.rootRows > 1 and arity < 3:
+        bad_option("rootRows", args.rootRows, f"the tree is {arity}-ary: a binary root is "
+                   "one sigmoid")
+    if args.rootRows:
+        return args.rootRows
+    return DEFAULT_ROOT_ROWS if arity >= 3 else 1
+
+
+def tree_shape(args, n_words):
+    """``(depth, arity, mass_slack)`` of the tree over ``n_words`` words:
+    ``-depth``, ``-arity`` and ``-massSlack`` where given, else the rules
+    (a negative ``-massSlack``: the cap on a two-level tree only)."""
+    return tuple(c.value for c in _shape(args, n_words))
+
+
+def _shape(args, n_words):
+    """The depth, arity and mass cap Choices."""
+    slack = args.massSlack
+    if args.depth:
+        depth = Choice(args.depth, GIVEN, f"-depth {args.depth}")
+    elif args.arity:  # the least depth that holds them at this arity
+        levels = fit_depth((1 if slack == 0 else 2) * n_words, args.arity)
+        room = "twice the words (room for the mass cap)" if slack else "the words"
+        if slack < 0 and levels > 2:  # no cap deeper, so no room needed for it
+            levels, room = fit_depth(n_words, args.arity), "the words"
+        depth = Choice(levels, "depth-fit-arity", f"-arity {args.arity}: the least depth "
+                       f"that holds {room}")
+    else:
+        levels = 2 if n_words <= DEPTH2_MAX_WORDS else 3
+        depth = Choice(levels, "depth-by-vocabulary", f"{n_words} words "
+                       f"{'<=' if levels == 2 else '>'} {DEPTH2_MAX_WORDS:,}")
+    if slack < 0:
+        value = DEPTH2_MASS_SLACK if depth.value <= 2 else 0.0
+        mass = Choice(value, "mass-cap-two-levels", "a two-level tree: the mass cap" if value
+                      else "deeper than two levels: no mass cap")
+    else:
+        mass = Choice(slack, GIVEN, f"-massSlack {slack:g}")
+    if args.arity:
+        if args.arity > 2 * n_words:  # the most slots a tree over them can fill
+            bad_option("arity", args.arity, f"wider than a tree over {n_words} words can "
+                       f"fill (at most {2 * n_words} slots a node); lower it, or 0 fits "
+                       "the vocabulary")
+        return depth, Choice(args.arity, GIVEN, f"-arity {args.arity}"), mass
+    value = fit_arity((2 if mass.value > 0 else 1) * n_words, depth.value)
+    why = f"the least M with M^{depth.value} >= {'twice ' if mass.value > 0 else ''}the words"
+    if depth.value == 2 and value < min(DEPTH2_MIN_ARITY, n_words):  # at most a slot a word
+        value, why = min(DEPTH2_MIN_ARITY, n_words), f"{why}, at least {DEPTH2_MIN_ARITY} at " \
+                                                     "two levels"
+    return depth, Choice(value, "arity-fit-words", why), mass
+
+
+@dataclass(frozen=True)
+class Plan:
+    lr: Choice
+    depth: Choice
+    arity: Choice
+    mass_cap: Choice
+    root_rows: Choice
+
+    def args(self, typed):
+        """The options the model is trained and saved with."""
+        return replace(typed, lr=self.lr.value, depth=self.depth.value,
+                       arity=self.arity.value, massSlack=self.mass_cap.value,
+                       rootRows=self.root_rows.value)
+
+    def items(self):
+        return choices(self)
+
+    def lines(self):
+        return plan_lines(self)
+
+    def header(self):
+        return plan_header(self)
+
+
+def plan(args, n_words):
+    """The :class:`Plan` of a run of ``args`` over ``n_words`` words."""
+    lr = (Choice(args.lr, GIVEN, f"-lr {args.lr:g}") if args.lr else
+          Choice(default_lr(args.dim), "dim-scaled-rate", f"-lr 0: {BASE_LR:g} up to -dim "
+                 f"{BASE_DIM}, {BASE_LR * BASE_DIM:g}/dim above"))
+    if not uses_tree(args):  # the flat softmax: the tree's fields as typed, arity 0
+        none = "-loss softmax: no tree"
+        return Plan(lr, Choice(args.depth, "no-tree", none), Choice(0, "no-tree", none),
+                    Choice(args.massSlack, "no-tree", none),
+                    Choice(args.rootRows, "no-tree", none))
+    depth, arity, mass = _shape(args, n_words)
+    rows = root_rows(args, arity.value)
+    rows = (Choice(rows, GIVEN, f"-rootRows {rows}") if args.rootRows else
+            Choice(rows, "root-rows", f"a {arity.value}-ary root: "
+                   + ("a softmax, scored by the log-sum-exp of its slots' rows" if rows > 1
+                      else "a binary root is one sigmoid")))
+    return Plan(lr, depth, arity, mass, rows)
+
+
+RULES = (
+    Rule("dim-scaled-rate", "lr", "-lr 0", "BASE_LR up to BASE_DIM dimensions, BASE_LR x "
+         "BASE_DIM / dim above", (("BASE_LR", BASE_LR), ("BASE_DIM", BASE_DIM)),
+         "Adagrad moves each coordinate of a row by about lr per step, so a step changes a "
+         "score by about lr x dim: keeping lr x dim fixed keeps the step in score space as "
+         "at the rate measured best at -dim 100. At -dim 200, one epoch: KJV valid "
+         "perplexity tree 43.15 -> 41.46, flat 41.76 -> 40.77 (lr 0.1 -> 0.05); confirmed on "
+         "the first 1M tokens of gutenberg_lm and of gutenberg_small_lm, not used to "
+         "choose: tree 91.37 -> 85.98 and 100.83 -> 95.46, flat 89.70 -> 85.18 and 98.52 -> "
+         "95.30 (docs/lm.md, \"Learning rate\")."),
+    Rule("depth-by-vocabulary", "depth", "-depth 0 and -arity 0", "2 up to "
+         "DEPTH2_MAX_WORDS words, else 3", (("DEPTH2_MAX_WORDS", DEPTH2_MAX_WORDS),),
+         "Two wide levels while they cost at most 2 x sqrt(2 x 131,072) = 1,024 output "
+         "rows per position, three above (docs/lm.md, \"Default shape\")."),
+    Rule("depth-fit-arity", "depth", "-depth 0, -arity given", "the least depth that holds "
+         "the words (twice them where the mass cap is on)", (),
+         "Room for the mass cap's moves; deeper than two levels there is no cap."),
+    Rule("mass-cap-two-levels", "mass_cap", "-massSlack -1", "DEPTH2_MASS_SLACK on a "
+         "two-level tree, 0 deeper", (("DEPTH2_MASS_SLACK", DEPTH2_MASS_SLACK),),
+         "Deeper, it measured no better (gutenberg_small_lm, depth 3, arity 40: 134.6 "
+         "without, 134.7 with; all of gutenberg_lm: the paper's uncapped 65-ary tree 166.2, "
+         "the capped 81-ary one 168.2) and it needs room for twice the vocabulary."),
+    Rule("arity-fit-words", "arity", "-arity 0", "the least M with M^depth >= the words "
+         "(twice them under the mass cap); at two levels at least DEPTH2_MIN_ARITY",
+         (("DEPTH2_MIN_ARITY", DEPTH2_MIN_ARITY),),
+         "A narrower root saves little (the output rows are a small part of a batch below "
+         "20,000 words) and measured worse on three small corpora."),
+    Rule("root-rows", "root_rows", "-rootRows 0", "DEFAULT_ROOT_ROWS rows a root slot where "
+         "the root is a softmax (arity >= 3), 1 at a binary root",
+         (("DEFAULT_ROOT_ROWS", DEFAULT_ROOT_ROWS),),
+         "The root is where the tree loses to the flat softmax. Trained (-dim 100 -epoch 1, "
+         "validation perplexity, rows 1 / 2 / 4 / 6, flat): KJV 43.33 / 41.62 / 40.66 / "
+         "40.22, 42.80; first 1M tokens of gutenberg_lm 89.29 / 86.24 / 84.63 / 84.42, "
+         "88.96; first 5M tokens 88.47 / 84.32 / 80.66, 88.27: four is where the gains "
+         "flatten; ms per training batch, rows 1 / 2 / 4, flat: 1M tokens 1.96 / 3.1 / 4.6, "
+         "13-16 (docs/lm.md, \"Several rows per root slot\")."),
+    Rule("no-tree", "depth, arity, mass_cap, root_rows", "-loss softmax", "as typed; arity "
+         "0 (what model files save)", (), "The flat softmax has no tree."),
+)
