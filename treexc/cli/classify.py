@@ -358,8 +358,8 @@ def dump(model_path, what):
         for name, value in option_values(model.args).items():
             write(printable(f"{name} {value}") + "\n")
         # what training chose for the automatic ones, and why (classify/plan.py)
-        plan = model.plan if isinstance(model.plan, dict) or model.plan is None \
-            else plan_header(model.plan)
+        plan = getattr(model, "plan", None)  # the embedding classifier's and the LM's
+        plan = plan if isinstance(plan, dict) or plan is None else plan_header(plan)
         for line in stored_plan_lines(plan):
             write(printable(line) + "\n")
     elif what == "dict":

@@ -37,7 +37,7 @@ def _train(model_name, flags):
         if args.saveOutput:
             names = ([f"node{n}/{j}" for n in range(model.tree.n_internal)
                       for j in range(model.tree.arity)]
-                     if model.tree is not None and args.loss == "hs" else model.get_words())
+                     if model.tree is not None and args.tree_softmax else model.get_words())
             outputs.write(out_path, lambda tmp: write_vec_arrays(tmp, names, model.w_out))
         outputs.publish()
 

@@ -10,6 +10,7 @@ model (``treexc.options``); the commands' flags and the Python API's
 from dataclasses import dataclass
 
 from ..errors import TreexcError
+from ..loss.registry import KERNEL_NS, loss as loss_entry
 from ..options import bad_option, check_fields, option, options_from_flags
 
 MODELS = ("skipgram", "cbow")
@@ -71,9 +72,23 @@ class VectorArgs:
                               saved=False)
     seed: int = option(0, "random generator seed; with -thread 1 training is reproducible")
 
+    # what each -loss trains, read from its row of loss/registry
+    @property
+    def negative_sampling(self):
+        return loss_entry(self.loss).kernel == KERNEL_NS
+
+    @property
+    def flat_softmax(self):
+        return loss_entry(self.loss).tree == "flat"
+
+    @property
+    def tree_softmax(self):
+        """A softmax over a tree of words (-loss hs; -tree picks the tree)."""
+        return not (self.negative_sampling or self.flat_softmax)
+
     @property
     def learned(self):
-        return self.loss == "hs" and self.tree == "learned"
+        return self.tree_softmax and self.tree == "learned"
 
     # the token cache's options: words alone are encoded, subwords are
     # looked up per word while training (vectors.subword_table)
@@ -88,7 +103,7 @@ def validate(args):
         bad_option("minn", args.minn, f"must be at most -maxn ({args.maxn})")
     if args.maxn and args.bucket == 0:
         bad_option("bucket", 0, "character n-grams (-maxn) need buckets")
-    if args.loss != "hs" and args.tree != DEFAULT_TREE:
+    if not args.tree_softmax and args.tree != DEFAULT_TREE:
         raise TreexcError(f"-tree {args.tree}: only -loss hs has an output tree")
     return args
 

@@ -77,10 +77,10 @@ def memory_parts(args, nwords=0):
     """The large arrays of a run (``memory.check``'s parts): before the
     words are counted a floor from the options alone."""
     f32 = 4
-    out_rows = nwords * (args.arity if args.loss == "hs" else 1)
+    out_rows = nwords * (args.arity if args.tree_softmax else 1)
     parts = [("input matrix", (nwords + args.bucket) * args.dim * f32, "-dim/-bucket"),
              ("output matrix", out_rows * args.dim * f32, "-dim"),
-             ("negative table", NEGATIVE_TABLE_SIZE * 4 if args.loss == "ns" else 0, "-loss")]
+             ("negative table", NEGATIVE_TABLE_SIZE * 4 if args.negative_sampling else 0, "-loss")]
     if args.learned:
         positions = nwords * max(1, int(np.log2(max(nwords, 2))))
         parts += rebuild_memory_parts(args.thread, positions, nwords, args.arity,
@@ -106,9 +106,9 @@ def make_tree(args, counts, rng):
     """The output tree: none for ns, the flat tree for softmax, for hs the
     Huffman tree (also where a learned tree starts) or a random one."""
     n = len(counts)
-    if args.loss == "ns":
+    if args.negative_sampling:
         return None
-    if args.loss == "softmax":
+    if args.flat_softmax:
         return build_tree("flat", n, n, 1)
     if args.tree == "random":
         return build_tree("random", n, args.arity, fit_depth(n, args.arity), rng=rng)
@@ -150,7 +150,7 @@ class VectorSession:
         self.sub_off, self.sub_rows = kern.subword_table(
             d.pool, d.entry_off, d.entry_len, d.nwords, args.minn, args.maxn, args.bucket)
         self.pdiscard = keep_probabilities(counts, ntokens, args.t)
-        self.neg_table = (negative_table(counts) if args.loss == "ns"
+        self.neg_table = (negative_table(counts) if args.negative_sampling
                           else np.zeros(1, np.int32))
         self.progress = np.zeros(t, dtype=np.int64)
         self.control = np.zeros(1, dtype=np.int64)
@@ -210,7 +210,7 @@ class VectorSession:
             tree = (np.zeros((1, 2), np.int32), np.zeros(1, np.int64), np.zeros(0, np.int32),
                     np.zeros(0, np.int32))
         model_kind = kern.SKIPGRAM if a.model == "skipgram" else kern.CBOW
-        loss_kind = kern.LOSS_NS if a.loss == "ns" else kern.LOSS_TREE
+        loss_kind = kern.LOSS_NS if a.negative_sampling else kern.LOSS_TREE
 
         def work(t):
             kern.train_thread(
