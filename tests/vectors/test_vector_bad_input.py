@@ -86,3 +86,19 @@ def test_damaged_model_files_are_refused(folder):
     ok(["supervised", "-input", folder / "l.txt", "-output", folder / "c", "-dim", "4",
         "-epoch", "1", "-verbose", "0"])
     user_error(["test", folder / "m.bin", folder / "l.txt"], "m.bin")
+
+
+@pytest.mark.parametrize("command", ["skipgram", "cbow"])
+def test_every_flag_has_help_and_fasttexts_default(command):
+    import dataclasses
+
+    from treexc.vectors.options import VectorArgs
+    text = " ".join(ok([command, "-h"]).stdout.split())
+    for field in dataclasses.fields(VectorArgs):
+        if field.name != "model":  # the command is the model
+            assert f"-{field.name}" in text, field.name
+    defaults = VectorArgs()
+    assert (defaults.dim, defaults.ws, defaults.epoch, defaults.minCount, defaults.neg,
+            defaults.loss, defaults.minn, defaults.maxn, defaults.t, defaults.lrUpdateRate,
+            defaults.wordNgrams, defaults.lr, defaults.bucket) == \
+        (100, 5, 5, 5, 5, "ns", 3, 6, 1e-4, 100, 1, 0.05, 2000000)

@@ -20,8 +20,8 @@ import numpy as np
 from numba import njit
 
 from .. import jitstart  # noqa: F401  (keys the kernel caches on every kernel's source)
-from ..array_kernels import all_finite, axpy, dot, searchsorted
-from ..loss.kernels import safe_log, sigmoid
+from ..array_kernels import all_finite, axpy, searchsorted
+from ..loss.kernels import binary_logistic, next_random
 from ..loss.plt import plt_gradient
 from ..loss.registry import KERNEL_NS, KERNEL_OVA, KERNEL_PLT
 from ..loss.tree_softmax import path_gradient
@@ -64,28 +64,6 @@ def learning_rate(lr0, hold, x):
     if x < hold:
         return lr0
     return lr0 * max(0.0, 1.0 - x) / (1.0 - hold)
-
-
-@njit(cache=True, nogil=True, inline="always")
-def next_random(rng_state, t):
-    """xorshift64* step on ``rng_state[t]``; returns a 63-bit integer."""
-    x = rng_state[t]
-    x ^= x >> np.uint64(12)
-    x ^= x << np.uint64(25)
-    x ^= x >> np.uint64(27)
-    rng_state[t] = x
-    return np.int64((x * np.uint64(2685821657736338717)) >> np.uint64(1))
-
-
-@njit(cache=True, nogil=True, fastmath=True, inline="always")
-def binary_logistic(w_out, row, hidden, grad, positive, lr):
-    """One logistic unit; returns its loss.  ``grad`` gets the input gradient
-    (computed with the row before its update, as fastText)."""
-    p = sigmoid(dot(w_out[row], hidden))
-    alpha = np.float32(lr * ((1.0 if positive else 0.0) - p))
-    axpy(alpha, w_out[row], grad)
-    axpy(alpha, hidden, w_out[row])
-    return -safe_log(p if positive else 1.0 - p)
 
 
 @njit(cache=True, nogil=True)

@@ -21,7 +21,7 @@ from ..io.textio import display_name
 from ..runtime import Progress, diverged, run_workers
 from ..text.windows import WindowReader, corpus_changed
 from ..trees.capacity import CLASSIFIER_FLAGS
-from ..trees.learner import TreeLearner
+from ..trees.learner import TreeLearner, train_in_phases
 from . import kernels as kern
 from .options import SHUFFLED
 
@@ -83,19 +83,9 @@ class Session:
         self.start_time = time.monotonic()
         self.compile_start = jitstart.compile_seconds()
         try:
-            if self.learner is not None:
-                updates = self.args.treeUpdates
-                for r in range(1, updates + 1):
-                    self.run_phase(int(self.total_tokens * 0.5 * r / updates), collect=True)
-                    if self.control[0]:
-                        break
-                    t0 = time.monotonic()
-                    self.model.w_out, = self.learner.rebuild(self.model.w_out)
-                    self.model.tree = self.learner.tree
-                    self.rebuilds += 1
-                    self.rebuild_seconds += time.monotonic() - t0
-            if not self.control[0]:
-                self.run_phase(self.total_tokens)
+            self.rebuilds, self.rebuild_seconds = train_in_phases(
+                self.learner, self.model, self.total_tokens, self.args.treeUpdates,
+                self.run_phase, self.control)
         except ZeroDivisionError:
             # a node's softmax over infinite scores sums to 0 (node_probabilities
             # divides by it) before the kernel's own test sees the NaN

@@ -25,6 +25,8 @@ output weights; a node that did not exist before starts from zero weights,
 as fastText initialises the output layer.
 """
 
+import time
+
 import numpy as np
 
 from . import assign_kernels as kern
@@ -167,3 +169,26 @@ def move_leaf_rows(new_mat, old_mat, old_tree, new_tree):
     for k in range(1, extra + 1):
         new_mat[(new_tree.n_internal - 1 + k) * M + dst[at_root]] = \
             old_mat[(old_tree.n_internal - 1 + k) * M + src[at_root]]
+
+
+def train_in_phases(learner, model, total_tokens, updates, run_phase, control):
+    """The paper's schedule for a model whose output tree is learned
+    (``learner``; None: one phase): ``updates`` phases over the first half
+    of the ``total_tokens``, each followed by a rebuild (``model.tree`` and
+    ``model.w_out`` replaced), then the rest; ``run_phase(stop_at,
+    collect)`` trains until ``stop_at`` tokens are done, ``control[0]``
+    set means stop.  Returns the rebuilds done and their seconds."""
+    rebuilds, seconds = 0, 0.0
+    if learner is not None:
+        for r in range(1, updates + 1):
+            run_phase(int(total_tokens * 0.5 * r / updates), True)
+            if control[0]:
+                break
+            start = time.monotonic()
+            model.w_out, = learner.rebuild(model.w_out)
+            model.tree = learner.tree
+            rebuilds += 1
+            seconds += time.monotonic() - start
+    if not control[0]:
+        run_phase(total_tokens, False)
+    return rebuilds, seconds

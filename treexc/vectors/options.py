@@ -90,12 +90,6 @@ class VectorArgs:
     def learned(self):
         return self.tree_softmax and self.tree == "learned"
 
-    # the token cache's options: words alone are encoded, subwords are
-    # looked up per word while training (vectors.subword_table)
-    @property
-    def pretrainedVectors(self):  # noqa: N802 (the token cache reads this name)
-        return ""
-
 
 def validate(args):
     check_fields(args)

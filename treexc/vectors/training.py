@@ -24,7 +24,7 @@ from ..text.dictionary import Dictionary
 from ..text.token_cache import training_corpus
 from ..trees.builders import build_tree
 from ..trees.capacity import fit_depth, rebuild_memory_parts
-from ..trees.learner import TreeLearner
+from ..trees.learner import TreeLearner, train_in_phases
 from . import kernels as kern
 from .model import WordVectors
 
@@ -171,19 +171,11 @@ class VectorSession:
     def run(self):
         self.start_time = time.monotonic()
         try:
-            if self.learner is not None:
-                updates = self.args.treeUpdates
-                for r in range(1, updates + 1):
-                    self.run_phase(int(self.total_tokens * 0.5 * r / updates), collect=True)
-                    if self.control[0]:
-                        break
-                    t0 = time.monotonic()
-                    self.model.w_out, = self.learner.rebuild(self.model.w_out)
-                    self.model.tree = self.learner.tree
-                    self.rebuilds += 1
-                    self.rebuild_seconds += time.monotonic() - t0
-            if not self.control[0]:
-                self.run_phase(self.total_tokens)
+            self.rebuilds, self.rebuild_seconds = train_in_phases(
+                self.learner, self.model, self.total_tokens, self.args.treeUpdates,
+                self.run_phase, self.control)
+        except ZeroDivisionError:  # a softmax node over infinite scores sums to 0
+            self.control[0] = kern.DIVERGED
         except BaseException:
             self.reporter.abort()
             raise

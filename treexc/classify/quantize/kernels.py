@@ -14,7 +14,7 @@ import numpy as np
 from numba import njit
 
 from ... import jitstart  # noqa: F401  (keys the kernel caches on every kernel's source)
-from ..kernels import next_random
+from ...loss.kernels import next_random
 
 KSUB = 256          # centroids per sub-quantiser: one byte per code
 KMEANS_ITERATIONS = 25
