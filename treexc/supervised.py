@@ -86,9 +86,11 @@ def linear_args(flags):
                                if _FIELD_OF.get(name, name) in fields})
 
 
-def train_supervised(flags, stream=sys.stderr, live=True):
+def train_supervised(flags, stream=None, live=True):
     """A model of either family from ``supervised``'s flags (``model``
-    among them); ``stream`` gets the progress at the flags' -verbose."""
+    among them); ``stream`` (default: standard error, as it is at the
+    call) gets the progress at the flags' -verbose."""
+    stream = stream or sys.stderr
     flags = dict(flags)
     model = flags.pop("model", None) or AUTO
     family, why = choose_family(model, flags)
