@@ -4,8 +4,6 @@ This is also the Python API object (``treexc.load_model`` returns one), with
 fastText's method names.
 """
 
-import threading
-
 import numpy as np
 
 from ..errors import TreexcError
@@ -13,6 +11,7 @@ from ..io import modelfile
 from ..io.textio import read_text, to_bytes
 from ..loss.registry import loss
 from ..options import option_values, typed_options
+from ..runtime import run_in_ranges
 from ..text import tokens
 from ..text.dictionary import Dictionary, check_duplicates
 from ..text.pruned import PrunedDictionary
@@ -129,17 +128,7 @@ class Model(FastTextMembers):
                           self.scoring == SCORING_MEAN, out_label[a:b], out_score[a:b],
                           out_count[a:b])
 
-        n_threads = min(default_threads(), n // PARALLEL_LINES) if n else 0
-        if n_threads <= 1:
-            run(0, n)
-        else:
-            bounds = np.linspace(0, n, n_threads + 1).astype(int)
-            threads = [threading.Thread(target=run, args=(bounds[i], bounds[i + 1]))
-                       for i in range(n_threads)]
-            for t in threads:
-                t.start()
-            for t in threads:
-                t.join()
+        run_in_ranges(n, run, PARALLEL_LINES, default_threads())
         if fasttext:  # log-probabilities whose exp rounds back to fastText's float32
             with np.errstate(divide="ignore"):
                 out_score = np.log(out_prob.astype(np.float64))

@@ -7,7 +7,6 @@ have no meaning here (word vectors, matrices, quantize) raise a
 ``TreexcError`` saying so.
 """
 
-import threading
 from dataclasses import dataclass
 
 import numpy as np
@@ -17,6 +16,7 @@ from ..io.sparse_format import rows_of_piece
 from ..io.textio import read_text
 from ..meter import Meter
 from ..options import default_threads
+from ..runtime import run_in_ranges
 from ..trees.tree import Tree
 from . import beam_kernels as bk
 from .features import rows_from_arrays
@@ -139,17 +139,7 @@ class LinearModel:
                             self.args.beam, scorer, k, float(threshold), out_label[a:b],
                             out_score[a:b], out_count[a:b])
 
-        n_threads = min(default_threads(), n // PARALLEL_LINES) if n else 0
-        if n_threads <= 1:
-            run(0, n)
-        else:
-            bounds = np.linspace(0, n, n_threads + 1).astype(int)
-            threads = [threading.Thread(target=run, args=(bounds[i], bounds[i + 1]))
-                       for i in range(n_threads)]
-            for th in threads:
-                th.start()
-            for th in threads:
-                th.join()
+        run_in_ranges(n, run, PARALLEL_LINES, default_threads())
         return out_label, out_score, out_count
 
     def predict(self, text, k=1, threshold=0.0, on_unicode_error=None):
