@@ -138,6 +138,7 @@ def _rewrite(src, dst, change):
     (lambda h, a: a.pop("t0.entry_off"), "entry_off"),
     (lambda h, a: h.__setitem__("n_trees", 2), "t1"),
     (lambda h, a: h["args"].__setitem__("beam", 0), "beam"),
+    (lambda h, a: h.__setitem__("n_ids", 3), "n_ids"),
 ])
 def test_bad_files_are_refused(work, trained, change, what):
     bad = work / "bad.bin"
@@ -172,3 +173,10 @@ def test_ensemble_and_learned_tree(work):
     treexc.train_supervised(train, **dict(FLAGS, tree="learned", treeUpdates=2)).save_model(
         str(work / "l2.bin"))
     assert _sha(work / "l1.bin") == _sha(work / "l2.bin")
+
+
+def test_dask_worker_answers_as_predict(work, trained):
+    dask = pytest.importorskip("treexc.dask")
+    text = b"ball goal\nbread cheese\nsong\n"
+    want = ok(["predict-prob", work / "a.bin", "-", "2"], input=text.decode()).stdout
+    assert dask.answer_text(str(work / "a.bin"), text, 2, 0.0, True).decode() == want
