@@ -8,6 +8,7 @@ import numpy as np
 
 from ..errors import TreexcError
 from ..io import modelfile
+from ..io.answers import api_lines
 from ..io.textio import read_text, to_bytes
 from ..loss.registry import loss
 from ..options import option_values, typed_options
@@ -143,23 +144,12 @@ class Model(FastTextMembers):
         """fastText's ``predict``: for a string, ``(labels, probs)``; for a list
         of strings, ``(list of labels, list of probs)``.  ``on_unicode_error``:
         as :meth:`get_labels`."""
-        single = isinstance(text, str)
-        if not single and (isinstance(text, (bytes, bytearray)) or not hasattr(text, "__iter__")):
-            raise TypeError(f"predict takes a str or a list of str, not {type(text).__name__}")
-        lines = [text] if single else list(text)
-        for line in lines:
-            if not isinstance(line, str):
-                raise TypeError(f"predict takes a str or a list of str, not "
-                                f"{type(line).__name__}")
-            if "\n" in line:
-                raise TreexcError("predict processes one line at a time; "
-                                  "remove the newline characters")
-        raw = "".join(line + "\n" for line in lines).encode("utf-8", "surrogateescape")
-        corpus = self.encode_text(np.frombuffer(raw, dtype=np.uint8))
+        single, n_lines, data = api_lines(text)
+        corpus = self.encode_text(data)
         labels, scores, counts = self.predict_corpus(corpus, k, threshold)
         names = self.get_labels(on_unicode_error=on_unicode_error)
         all_labels, all_probs = [], []
-        for i in range(len(lines)):
+        for i in range(n_lines):
             c = counts[i]
             all_labels.append(tuple(names[j] for j in labels[i, :c]))
             probs = np.exp(scores[i, :c])

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import TreexcError
+from ..io.answers import api_lines
 from ..io.sparse_format import rows_of_piece
 from ..io.textio import read_text
 from ..meter import Meter
@@ -146,21 +147,12 @@ class LinearModel:
         """fastText's ``predict``: for a string ``(labels, scores)``, for a
         list of strings the lists of both."""
         self._need_text("predict")
-        single = isinstance(text, str)
-        lines = [text] if single else list(text)
-        for line in lines:
-            if not isinstance(line, str):
-                raise TypeError(f"predict takes a str or a list of str, not "
-                                f"{type(line).__name__}")
-            if "\n" in line:
-                raise TreexcError("predict processes one line at a time; "
-                                  "remove the newline characters")
-        raw = "".join(line + "\n" for line in lines).encode("utf-8", "surrogateescape")
-        _, rows = self.rows_of_text(np.frombuffer(raw, dtype=np.uint8))
+        single, n_lines, data = api_lines(text)
+        _, rows = self.rows_of_text(data)
         labels, scores, counts = self.predict_rows(rows, k, threshold)
         names = self.get_labels()
-        out_labels = [tuple(names[j] for j in labels[i, :counts[i]]) for i in range(len(lines))]
-        out_probs = [np.exp(scores[i, :counts[i]]) for i in range(len(lines))]
+        out_labels = [tuple(names[j] for j in labels[i, :counts[i]]) for i in range(n_lines)]
+        out_probs = [np.exp(scores[i, :counts[i]]) for i in range(n_lines)]
         if single:
             return out_labels[0], out_probs[0]
         return out_labels, out_probs
