@@ -112,6 +112,10 @@ def test_commands(work):
     answers = ok(["predict-prob", work / "cli.bin", "-", "2", "0.0"],
                  input="ball goal\nbread\n").stdout.splitlines()
     assert len(answers) == 2 and answers[0].startswith("__label__sport ")
+    kept = ok(["predict-prob", work / "cli.bin", "-", "-1", "0.3"],
+              input="ball goal\n").stdout.split()
+    assert kept and all(float(p) >= 0.3 for p in kept[1::2])  # the threshold applies
+    assert len(kept) < 8
     assert ok(["predict", work / "cli.bin", "-"], input="x\n").stdout.count("\n") == 1
     assert "F1-Score" in ok(["test-label", work / "cli.bin", work / "test.txt"]).stdout
     assert "leafSize 2" in ok(["dump", work / "cli.bin", "args"]).stdout

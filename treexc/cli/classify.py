@@ -339,6 +339,10 @@ def dump(model_path, what):
             write(printable(f"{name} {value}") + "\n")
     elif what == "dict":
         d = model.dictionary
+        if d is None:  # a linear model of given sparse features
+            from ..errors import TreexcError
+            raise TreexcError(f"{model_path}: trained on sparse features, it has no "
+                              "dictionary")
         write(f"{len(d.entry_off)}\n")
         for i in range(len(d.entry_off)):
             # control characters escaped: an entry cannot break the one-entry lines
