@@ -229,6 +229,24 @@ def run_workers(n_threads, work, control, poll, interval=0.1):
         raise errors[0]
 
 
+def run_in_ranges(n, run, min_lines, n_threads):
+    """``run(a, b)`` over ``0..n`` cut into contiguous ranges, one thread
+    each (``run`` calls a nogil kernel), as many threads as ranges of at
+    least ``min_lines`` lines, at most ``n_threads``; one call in this
+    thread when that is one."""
+    n_threads = min(n_threads, n // min_lines) if n else 0
+    if n_threads <= 1:
+        run(0, n)
+        return
+    bounds = np.linspace(0, n, n_threads + 1).astype(int)
+    threads = [threading.Thread(target=run, args=(bounds[i], bounds[i + 1]))
+               for i in range(n_threads)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+
+
 def _openblas():
     """numpy's OpenBLAS (set/get thread-count functions) or ``None``."""
     try:

@@ -20,8 +20,7 @@ from .classify.options import AUTOTUNE_FLAGS, Args, make_args, make_autotune_arg
 from .classify.training import plan_of_input
 from .classify.training import train_supervised as train_embedding
 from .errors import TreexcError
-from .io import modelfile
-from .io.fasttext_model import starts_like_fasttext
+from .model_family import model_family
 from .linear.model import load_linear
 from .linear.options import LINEAR_ONLY, LinearArgs, make_linear_args
 from .linear.training import train_linear_text
@@ -51,6 +50,9 @@ def choose_family(model, flags):
     (name -> value; None = not given, any spelling); refuses a flag of the
     family not chosen."""
     given = {name: value for name, value in flags.items() if value is not None}
+    unknown = sorted(n for n in given if n not in _FIELD_OF and n not in AUTOTUNE_FLAGS)
+    if unknown:
+        raise TreexcError(f"unknown option(s): {', '.join(unknown)}")
     fields = {name: _FIELD_OF.get(name, name) for name in given}
     embedding = [n for n, f in fields.items()
                  if (f in EMBEDDING_ONLY and f not in LINEAR_ONLY) or n in AUTOTUNE_FLAGS]
@@ -89,8 +91,8 @@ def linear_args(flags):
 
 def train_supervised(flags, stream=None, live=True):
     """A model of either family from ``supervised``'s flags (``model``
-    among them); ``stream`` (default: standard error at the call) gets the
-    progress at the flags' -verbose."""
+    among them); ``stream`` (default: standard error, as it is at the
+    call) gets the progress at the flags' -verbose."""
     stream = stream or sys.stderr
     flags = dict(flags)
     model = flags.pop("model", None) or AUTO
@@ -129,18 +131,6 @@ def plan_lines(flags):
     flags = {name: value for name, value in flags.items()
              if _FIELD_OF.get(name, name) not in LINEAR_ONLY and name not in AUTOTUNE_FLAGS}
     return [f"model: embedding ({why})"] + list(plan_of_input(make_args(**flags)).lines())
-
-
-def model_family(path):
-    """``"linear"`` for a linear model file, else ``"embedding"`` (a
-    classifier, a fastText file, or something its loader will refuse)."""
-    if starts_like_fasttext(path):
-        return EMBEDDING
-    try:
-        kind = modelfile.load_header(path).get("kind")
-    except TreexcError:
-        return EMBEDDING  # the classifier's loader says what is wrong
-    return LINEAR if kind == "linear" else EMBEDDING
 
 
 def load_model(path):

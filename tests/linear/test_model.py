@@ -112,6 +112,10 @@ def test_commands(work):
     answers = ok(["predict-prob", work / "cli.bin", "-", "2", "0.0"],
                  input="ball goal\nbread\n").stdout.splitlines()
     assert len(answers) == 2 and answers[0].startswith("__label__sport ")
+    kept = ok(["predict-prob", work / "cli.bin", "-", "-1", "0.3"],
+              input="ball goal\n").stdout.split()
+    assert kept and all(float(p) >= 0.3 for p in kept[1::2])  # the threshold applies
+    assert len(kept) < 8
     assert ok(["predict", work / "cli.bin", "-"], input="x\n").stdout.count("\n") == 1
     assert "F1-Score" in ok(["test-label", work / "cli.bin", work / "test.txt"]).stdout
     assert "leafSize 2" in ok(["dump", work / "cli.bin", "args"]).stdout
@@ -138,6 +142,7 @@ def _rewrite(src, dst, change):
     (lambda h, a: a.pop("t0.entry_off"), "entry_off"),
     (lambda h, a: h.__setitem__("n_trees", 2), "t1"),
     (lambda h, a: h["args"].__setitem__("beam", 0), "beam"),
+    (lambda h, a: h.__setitem__("n_ids", 3), "n_ids"),
 ])
 def test_bad_files_are_refused(work, trained, change, what):
     bad = work / "bad.bin"
@@ -172,3 +177,10 @@ def test_ensemble_and_learned_tree(work):
     treexc.train_supervised(train, **dict(FLAGS, tree="learned", treeUpdates=2)).save_model(
         str(work / "l2.bin"))
     assert _sha(work / "l1.bin") == _sha(work / "l2.bin")
+
+
+def test_dask_worker_answers_as_predict(work, trained):
+    dask = pytest.importorskip("treexc.dask")
+    text = b"ball goal\nbread cheese\nsong\n"
+    want = ok(["predict-prob", work / "a.bin", "-", "2"], input=text.decode()).stdout
+    assert dask.answer_text(str(work / "a.bin"), text, 2, 0.0, True).decode() == want

@@ -71,3 +71,4 @@ def test_train_and_test_the_example(tmp_path):
                  input="1:1 2:1\n7:1 8:0.5 99:3\n\n").stdout.splitlines()
     assert answers[0].split()[0] == "0" and answers[1].split()[0] == "1" and len(answers) == 3
     user_error(["test", str(out) + ".bin", "-"], "standard input:1:", input="0 1:zz\n")
+    user_error(["dump", str(out) + ".bin", "dict"], "no dictionary")

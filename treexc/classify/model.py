@@ -4,16 +4,16 @@ This is also the Python API object (``treexc.load_model`` returns one), with
 fastText's method names.
 """
 
-import threading
-
 import numpy as np
 
 from ..errors import TreexcError
 from ..io import bus_error, modelfile
+from ..io.answers import api_lines
 from ..io.textio import read_text, to_bytes
 from ..metrics import DEFAULT_A, DEFAULT_B, METRICS
 from ..loss.registry import loss
 from ..options import option_values, typed_options
+from ..runtime import run_in_ranges
 from ..text import tokens
 from ..text.dictionary import Dictionary, check_duplicates
 from ..text.pruned import PrunedDictionary
@@ -133,17 +133,7 @@ class Model(FastTextMembers):
                           self.scoring == SCORING_MEAN, out_label[a:b], out_score[a:b],
                           out_count[a:b])
 
-        n_threads = min(default_threads(), n // PARALLEL_LINES) if n else 0
-        if n_threads <= 1:
-            run(0, n)
-        else:
-            bounds = np.linspace(0, n, n_threads + 1).astype(int)
-            threads = [threading.Thread(target=run, args=(bounds[i], bounds[i + 1]))
-                       for i in range(n_threads)]
-            for t in threads:
-                t.start()
-            for t in threads:
-                t.join()
+        run_in_ranges(n, run, PARALLEL_LINES, default_threads())
         if fasttext:  # log-probabilities whose exp rounds back to fastText's float32
             with np.errstate(divide="ignore"):
                 out_score = np.log(out_prob.astype(np.float64))
@@ -158,23 +148,12 @@ class Model(FastTextMembers):
         """fastText's ``predict``: for a string, ``(labels, probs)``; for a list
         of strings, ``(list of labels, list of probs)``.  ``on_unicode_error``:
         as :meth:`get_labels`."""
-        single = isinstance(text, str)
-        if not single and (isinstance(text, (bytes, bytearray)) or not hasattr(text, "__iter__")):
-            raise TypeError(f"predict takes a str or a list of str, not {type(text).__name__}")
-        lines = [text] if single else list(text)
-        for line in lines:
-            if not isinstance(line, str):
-                raise TypeError(f"predict takes a str or a list of str, not "
-                                f"{type(line).__name__}")
-            if "\n" in line:
-                raise TreexcError("predict processes one line at a time; "
-                                  "remove the newline characters")
-        raw = "".join(line + "\n" for line in lines).encode("utf-8", "surrogateescape")
-        corpus = self.encode_text(np.frombuffer(raw, dtype=np.uint8))
+        single, n_lines, data = api_lines(text)
+        corpus = self.encode_text(data)
         labels, scores, counts = self.predict_corpus(corpus, k, threshold)
         names = self.get_labels(on_unicode_error=on_unicode_error)
         all_labels, all_probs = [], []
-        for i in range(len(lines)):
+        for i in range(n_lines):
             c = counts[i]
             all_labels.append(tuple(names[j] for j in labels[i, :c]))
             probs = np.exp(scores[i, :c])

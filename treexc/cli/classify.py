@@ -151,7 +151,7 @@ def _predict(model_path, input_path, k, threshold, with_prob, dask_scheduler=Non
         return _predict_on_dask(model_path, input_path, k, threshold, with_prob,
                                 dask_scheduler, dask_output)
     # imported here, not above: only a running command loads numpy and Numba
-    from ..supervised import LINEAR, model_family
+    from ..model_family import LINEAR, model_family
 
     check_k_threshold(k, threshold)
     if model_family(model_path) == LINEAR:
@@ -198,7 +198,13 @@ def _predict_on_dask(model_path, input_path, k, threshold, with_prob, scheduler,
     paths = treexc_dask.expand_inputs(input_path)
     if out_dir is not None and not os.path.isdir(out_dir):
         raise TreexcError(f"-daskOutput {out_dir}: not a folder")
-    firstlines.load(model_path)  # a bad model file is refused here, not on each worker
+    from ..model_family import LINEAR, model_family
+
+    # a bad model file is refused here, not on each worker
+    if model_family(model_path) == LINEAR:
+        load_classifier(model_path)
+    else:
+        firstlines.load(model_path)
     with treexc_dask.connect(scheduler) as client:
         for _, answers, warning in treexc_dask.predict_files(
                 client, paths, model_path, k, threshold, with_prob, out_dir):
@@ -364,6 +370,10 @@ def dump(model_path, what):
             write(printable(line) + "\n")
     elif what == "dict":
         d = model.dictionary
+        if d is None:  # a linear model of given sparse features
+            from ..errors import TreexcError
+            raise TreexcError(f"{model_path}: trained on sparse features, it has no "
+                              "dictionary")
         write(f"{len(d.entry_off)}\n")
         for i in range(len(d.entry_off)):
             # control characters escaped: an entry cannot break the one-entry lines

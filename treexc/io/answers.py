@@ -4,6 +4,7 @@ characters escaped (``textio.printable``), probabilities with 6 digits."""
 
 import numpy as np
 
+from ..errors import TreexcError
 from .textio import printable
 
 
@@ -25,3 +26,22 @@ def format_predictions(names, labels, scores, counts, with_prob):
     for row, p, c in zip(names[shown].tolist(), probs, counts.tolist()):
         out.append(" ".join(f"{row[j]} {p[j]:.6g}" for j in range(c)) + "\n")
     return "".join(out)
+
+
+def api_lines(text):
+    """The Python API's ``predict(text)`` argument, checked: ``(single,
+    n_lines, data)``, ``data`` the lines' bytes (``uint8``), one line each,
+    newline-ended (fastText's ``predict`` takes a str or a list of str)."""
+    single = isinstance(text, str)
+    if not single and (isinstance(text, (bytes, bytearray)) or not hasattr(text, "__iter__")):
+        raise TypeError(f"predict takes a str or a list of str, not {type(text).__name__}")
+    lines = [text] if single else list(text)
+    for line in lines:
+        if not isinstance(line, str):
+            raise TypeError(f"predict takes a str or a list of str, not "
+                            f"{type(line).__name__}")
+        if "\n" in line:
+            raise TreexcError("predict processes one line at a time; "
+                              "remove the newline characters")
+    raw = "".join(line + "\n" for line in lines).encode("utf-8", "surrogateescape")
+    return single, len(lines), np.frombuffer(raw, dtype=np.uint8)

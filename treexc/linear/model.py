@@ -7,16 +7,17 @@ have no meaning here (word vectors, matrices, quantize) raise a
 ``TreexcError`` saying so.
 """
 
-import threading
 from dataclasses import dataclass
 
 import numpy as np
 
 from ..errors import TreexcError
+from ..io.answers import api_lines
 from ..io.sparse_format import rows_of_piece
 from ..io.textio import read_text
 from ..meter import Meter
 from ..options import default_threads
+from ..runtime import run_in_ranges
 from ..trees.tree import Tree
 from . import beam_kernels as bk
 from .features import rows_from_arrays
@@ -139,38 +140,19 @@ class LinearModel:
                             self.args.beam, scorer, k, float(threshold), out_label[a:b],
                             out_score[a:b], out_count[a:b])
 
-        n_threads = min(default_threads(), n // PARALLEL_LINES) if n else 0
-        if n_threads <= 1:
-            run(0, n)
-        else:
-            bounds = np.linspace(0, n, n_threads + 1).astype(int)
-            threads = [threading.Thread(target=run, args=(bounds[i], bounds[i + 1]))
-                       for i in range(n_threads)]
-            for th in threads:
-                th.start()
-            for th in threads:
-                th.join()
+        run_in_ranges(n, run, PARALLEL_LINES, default_threads())
         return out_label, out_score, out_count
 
     def predict(self, text, k=1, threshold=0.0, on_unicode_error=None):
         """fastText's ``predict``: for a string ``(labels, scores)``, for a
         list of strings the lists of both."""
         self._need_text("predict")
-        single = isinstance(text, str)
-        lines = [text] if single else list(text)
-        for line in lines:
-            if not isinstance(line, str):
-                raise TypeError(f"predict takes a str or a list of str, not "
-                                f"{type(line).__name__}")
-            if "\n" in line:
-                raise TreexcError("predict processes one line at a time; "
-                                  "remove the newline characters")
-        raw = "".join(line + "\n" for line in lines).encode("utf-8", "surrogateescape")
-        _, rows = self.rows_of_text(np.frombuffer(raw, dtype=np.uint8))
+        single, n_lines, data = api_lines(text)
+        _, rows = self.rows_of_text(data)
         labels, scores, counts = self.predict_rows(rows, k, threshold)
         names = self.get_labels()
-        out_labels = [tuple(names[j] for j in labels[i, :counts[i]]) for i in range(len(lines))]
-        out_probs = [np.exp(scores[i, :counts[i]]) for i in range(len(lines))]
+        out_labels = [tuple(names[j] for j in labels[i, :counts[i]]) for i in range(n_lines)]
+        out_probs = [np.exp(scores[i, :counts[i]]) for i in range(n_lines)]
         if single:
             return out_labels[0], out_probs[0]
         return out_labels, out_probs

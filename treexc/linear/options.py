@@ -2,8 +2,9 @@
 
 Names follow fastText's camelCase style (``-leafSize``, ``-C``), and the
 defaults are those of the field's best tools where they apply (PECOS
-XR-Linear: 16 branches, leaves of at most 100 labels, C = 1, weights below
-0.1 pruned, beam 10).  The options the text encoding shares with the
+XR-Linear: 16 branches, C = 1, weights below 0.1 pruned, beam 10), except
+the leaves: at most 400 labels, not PECOS's 100, which scored better on
+the sets it was tuned on (docs/results/linear.md, "The tree's shape").  The options the text encoding shares with the
 embedding model (``-wordNgrams``, ``-minCount``, ``-bucket``, ``-label``,
 ``-cache``) keep their meaning; ``-wordNgrams`` defaults to 2 here
 (unigrams and bigrams, as the peers' tf-idf features).
@@ -44,7 +45,7 @@ class LinearArgs:
                        at_least=0)
     arity: int = option(16, "branches of each node of the label tree above its leaves",
                         shape=True, at_least=2, at_most=100000)
-    leafSize: int = option(100, "most labels under one node of the tree's last level",
+    leafSize: int = option(400, "most labels under one node of the tree's last level",
                            at_least=2, at_most=100000)
     tree: str = option("kmeans", "label tree: kmeans (balanced spherical k-means over the "
                        "labels' tf-idf centroids, fixed) or learned (then refined by "

@@ -90,7 +90,7 @@ def _model(header, arrays):
         dictionary = Dictionary(pool, entry_off, entry_len, counts, nwords, args.label,
                                 args.wordNgrams, args.bucket, 0, 0)
         dictionary._table = table
-        features = _features(header, arrays, n_cols)
+        features = _features(header, arrays, n_cols, nwords + args.bucket)
     elif header["input"] == "sparse" and nwords == 0:
         names = names_of_pool(pool, entry_off, entry_len)
     else:
@@ -99,11 +99,11 @@ def _model(header, arrays):
     return args, trees, n_cols, dictionary, features, names
 
 
-def _features(header, arrays, n_cols):
+def _features(header, arrays, n_cols, encoded_ids):
     kept = contents.array(arrays, "kept", np.int32, 1)
     idf = contents.array(arrays, "idf", np.float32, 1)
     n_ids, eos_id = header["n_ids"], header["eos_id"]
-    if type(n_ids) is not int or not 0 < n_ids < 2 ** 31 or type(eos_id) is not int:
+    if n_ids != encoded_ids or type(eos_id) is not int:  # the ids encoding gives
         raise ValueError("n_ids or eos_id")
     if len(kept) != len(idf) or len(kept) + 1 != n_cols:
         raise ValueError("kept and idf do not match the columns")
