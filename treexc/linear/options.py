@@ -45,7 +45,7 @@ class LinearArgs:
                        at_least=0)
     arity: int = option(16, "branches of each node of the label tree above its leaves",
                         shape=True, at_least=2, at_most=100000)
-    leafSize: int = option(400, "most labels under one node of the tree's last level",
+    leafSize: int = option(100, "most labels under one node of the tree's last level",
                            at_least=2, at_most=100000)
     tree: str = option("kmeans", "label tree: kmeans (balanced spherical k-means over the "
                        "labels' tf-idf centroids, fixed) or learned (then refined by "
