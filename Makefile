@@ -39,8 +39,7 @@ compile: $(COMPILED)
 
 demo: compile
 	@mkdir -p out
-	$(BIN)/treexc supervised -input examples/cooking.train.txt.gz -output out/cooking \
-		-lr 0.5 -epoch 25 -wordNgrams 2 -dim 50 -bucket 200000 -thread 2
+	$(BIN)/treexc supervised -input examples/cooking.train.txt.gz -output out/cooking -thread 2
 	$(BIN)/treexc test out/cooking.bin examples/cooking.valid.txt.gz
 	$(BIN)/treexc test out/cooking.bin examples/cooking.valid.txt.gz 5
 	@echo "--- a few predictions (top 3 with probabilities):"

@@ -194,8 +194,10 @@ class Model(FastTextMembers):
         labels, _, counts = self.predict_corpus(corpus, k, threshold)
         return Meter.from_predictions(corpus, labels, counts, self.nlabels)
 
-    def evaluate_ranking(self, data, k, threshold, metrics, A=DEFAULT_A, B=DEFAULT_B):
-        """``(Meter, {metric@k: value})`` of one prediction of ``data``."""
+    def evaluate_ranking(self, data, k, threshold, metrics, A=DEFAULT_A, B=DEFAULT_B,
+                         path="-"):
+        """``(Meter, {metric@k: value})`` of one prediction of ``data``
+        (``path``: its name; unused, as the linear model's takes it)."""
         corpus = self.encode_text(data)
         labels, _, counts = self.predict_corpus(corpus, k, threshold)
         ranks = ranking(corpus, labels, counts, self.dictionary.label_counts,

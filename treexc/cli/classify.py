@@ -257,7 +257,7 @@ def test(model_path, input_path, k, threshold, metrics, prop_a, prop_b):
         write_stdout(general_metrics(meter, k, "g") + "\n")
         return
     meter, ranks = model.evaluate_ranking(read_text(input_path), k, threshold, names,
-                                          prop_a, prop_b)
+                                          prop_a, prop_b, path=input_path)
     write_stdout(general_metrics(meter, k, "g")
                  + "".join(f"\n{name}\t{value:.3g}" for name, value in ranks.items()) + "\n")
 

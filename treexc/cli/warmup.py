@@ -12,7 +12,8 @@ the continuous-integration check that the warm-up covers every command.
 Each family lists its runs in :data:`RUNS`: argument lists of ``treexc``,
 with ``{labelled}`` (single-label lines), ``{multi}`` (multi-label lines),
 ``{many}`` (enough lines that prediction leaves ``classify/firstlines.py``
-for the kernels), ``{wide}`` (300 labels: enough output rows to quantise), ``{words}`` and ``{text}`` (unlabelled lines) and
+for the kernels), ``{wide}`` (300 labels: enough output rows to quantise), ``{words}`` and ``{text}`` (unlabelled lines), ``{sparse}`` (the Extreme
+Classification Repository's format) and
 ``{out}`` (the scratch folder) filled in; a run whose last item starts with
 ``<`` reads that file on standard input.  A new family adds its line.
 """
@@ -89,9 +90,42 @@ _LANGUAGE_MODEL = [
     ["predict-next", "{out}/lm_flat.bin", "{words}", "3"],
 ]
 
+_LINEAR_TREE = ["-arity", "2", "-leafSize", "2"]  # a tree of several levels over 6 labels
+_LINEAR = [
+    ["supervised", "-input", "{labelled}", "-output", "{out}/linear", *_LINEAR_TREE],
+    ["supervised", "-input", "{multi}", "-output", "{out}/linear_multi", "-tree", "learned",
+     "-ensemble", "2", *_LINEAR_TREE],
+    ["supervised", "-input", "{labelled}", "-output", "{out}/linear_lr", "-solver", "lr",
+     "-scorer", "sigmoid", *_LINEAR_TREE],
+    ["supervised", "-input", "{sparse}", "-output", "{out}/linear_sparse", *_LINEAR_TREE],
+    ["test", "{out}/linear.bin", "{labelled}", "2", "-metrics", "ndcg,psp"],
+    ["test", "{out}/linear_multi.bin", "{multi}", "3", "0.1"],
+    ["test", "{out}/linear_sparse.bin", "{sparse}", "2"],
+    ["test-label", "{out}/linear.bin", "{labelled}"],
+    *(["predict", f"{{out}}/{name}.bin", "{many}", "2"] for name in ("linear", "linear_lr")),
+    ["predict-prob", "{out}/linear_multi.bin", "{many}", "2", "0.01"],
+    ["predict", "{out}/linear_sparse.bin", "{sparse}"],
+    ["dump-tree", "{out}/linear.bin"],
+    ["check", "{out}/linear.bin"],
+]
+
+_WORD_VECTORS = [
+    *([model, "-input", "{text}", "-output", f"{{out}}/{name}", "-epoch", "1", "-dim", "8",
+       "-minCount", "1", *flags] for model, name, flags in (
+        ("skipgram", "sg", []), ("cbow", "cbow", []), ("skipgram", "sg_hs", ["-loss", "hs"]),
+        ("skipgram", "sg_learned", ["-loss", "hs", "-tree", "learned"]),
+        ("cbow", "cbow_flat", ["-loss", "softmax"]))),
+    ["print-word-vectors", "{out}/sg.bin", "<{words}"],
+    ["print-sentence-vectors", "{out}/sg.bin", "<{text}"],
+    ["nn", "{out}/sg.bin", "3", "<{words}"],
+    ["analogies", "{out}/sg.bin", "3", "<{words}"],
+]
+
 RUNS = {
     "classifier": _CLASSIFIER,
+    "linear model": _LINEAR,
     "language model": _LANGUAGE_MODEL,
+    "word vectors": _WORD_VECTORS,
 }
 
 
@@ -112,6 +146,11 @@ def write_inputs(folder):
         "wide": [f"__label__w{rng.randrange(300)} " + line(1).split(" ", 1)[1]
                  for _ in range(1200)],
         "words": [w for t in topics for w in t],
+        # the Extreme Classification Repository's format: N F L, then labels f:v ...
+        "sparse": ["300 40 6"] + [
+            ",".join(map(str, sorted(rng.sample(range(6), rng.choice((1, 2)))))) + " " +
+            " ".join(f"{f}:{rng.random():.3f}" for f in sorted(rng.sample(range(40), 5)))
+            for _ in range(300)],
         "text": [" ".join(rng.choice(rng.choice(topics)) for _ in range(rng.randint(3, 9)))
                  for _ in range(800)],
     }

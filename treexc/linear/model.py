@@ -15,7 +15,8 @@ from ..errors import TreexcError
 from ..io.answers import api_lines
 from ..io.sparse_format import rows_of_piece
 from ..io.textio import read_text
-from ..meter import Meter
+from ..meter import Meter, ranking
+from ..metrics import DEFAULT_A, DEFAULT_B, METRICS
 from ..options import default_threads
 from ..runtime import run_in_ranges
 from ..trees.tree import Tree
@@ -176,10 +177,44 @@ class LinearModel:
         labels, _, counts = self.predict_rows(rows, k, threshold)
         return Meter.from_predictions(corpus, labels, counts, self.nlabels)
 
+    def evaluate_ranking(self, data, k, threshold, metrics, A=DEFAULT_A, B=DEFAULT_B,
+                         path="-"):
+        """``(Meter, {metric@k: value})`` of one prediction of ``data``, as
+        the embedding model's: nDCG@k, and PSP@k from the training file's
+        label counts (a model of given sparse features has none)."""
+        if self.text_input:
+            corpus, rows = self.rows_of_text(data)
+        else:
+            if "psp" in metrics:
+                raise TreexcError("-metrics psp: a model trained on given sparse features "
+                                  "holds no label counts to weigh labels by; use ndcg")
+            corpus = rows = self.rows_of_piece(data, path, 1)
+        labels, _, counts = self.predict_rows(rows, k, threshold)
+        ranks = ranking(corpus, labels, counts, self.tree_label_counts(), self.train_lines(),
+                        k, metrics, A, B)
+        return Meter.from_predictions(corpus, labels, counts, self.nlabels), ranks
+
+    def train_lines(self):
+        """The training file's lines (N of the propensities): its ``</s>``
+        count, one a line as fastText counts; 0 without a dictionary."""
+        if not self.text_input:
+            return 0
+        eos = self.dictionary.eos_id()
+        return int(self.dictionary.counts[eos]) if eos >= 0 else \
+            int(self.dictionary.label_counts.sum())
+
     def test(self, path, k=1, threshold=0.0):
         """``(N, precision@k, recall@k)`` on a labelled file, as fastText."""
         meter = self.evaluate(read_text(path), k, threshold, path)
         return meter.n_examples, meter.precision(), meter.recall()
+
+    def test_metrics(self, path, k=5, metrics=METRICS, threshold=0.0, A=DEFAULT_A,
+                     B=DEFAULT_B):
+        """``test``'s figures and the ranking metrics (treexc.metrics), as
+        the embedding model's ``test_metrics``."""
+        meter, ranks = self.evaluate_ranking(read_text(path), k, threshold, metrics, A, B, path)
+        return {"N": meter.n_examples, f"P@{k}": meter.precision(),
+                f"R@{k}": meter.recall(), **ranks}
 
     def test_label(self, path, k=1, threshold=0.0):
         meter = self.evaluate(read_text(path), k, threshold, path)
