@@ -19,16 +19,17 @@ from .. import jitstart  # noqa: F401  (keys the kernel caches on every kernel's
 from ..io.textio import ByteCheck, read_line_chunks, to_bytes, warn
 from .dictionary import TokenCounter, dictionary_from_counts
 from .kernels import eos_bytes, has_prefix, is_separator, mark_labels
-from .table import bytes_equal, fnv_hash, table_find
+from .table import PROBE_SEED, bytes_equal, probe_hash, table_find
 
 
 @njit(cache=True, nogil=True)
-def line_label_entries(buf, prefix, slots, entry_hash, entry_off, entry_len, pool, first_line,
-                       rows, n_rows):
+def line_label_entries(buf, prefix, slots, entry_hash, entry_off, entry_len, pool, seed,
+                       first_line, rows, n_rows):
     """Append a row ``(line, entry, tokens, words)`` to ``rows`` (int64,
     ``n_rows`` used) for each distinct label entry of each line of ``buf``:
-    the line's number (from ``first_line``), the count's entry id, how many
-    of the line's tokens spell it, and the line's other tokens less its
+    the line's number (from ``first_line``), the count's entry id (its table
+    probed under ``seed``), how many of the line's tokens spell it, and the
+    line's other tokens less its
     ``</s>`` (what ``Corpus.drop_bare_lines`` weighs: a last line without
     a newline counts a literal ``</s>`` as its end).  Returns ``(rows,
     n_rows, lines in buf)``."""
@@ -49,7 +50,7 @@ def line_label_entries(buf, prefix, slots, entry_hash, entry_off, entry_len, poo
                 end += 1
             if has_prefix(buf, i, end, prefix):  # only labels are looked up
                 e = table_find(slots, entry_hash, entry_off, entry_len, pool, buf, i, end,
-                               fnv_hash(buf, i, end))
+                               probe_hash(buf, i, end, seed))
                 seen = False
                 for k in range(start_rows, n_rows):
                     if rows[k, 1] == e:
@@ -89,8 +90,8 @@ def count_with_label_lines(args, name):
     for _, piece in read_line_chunks(args.input, check):
         buf = np.frombuffer(piece, dtype=np.uint8)
         counter.add(buf)
-        rows, n_rows, n = line_label_entries(buf, prefix, *counter.table(), lines, rows,
-                                             n_rows)
+        rows, n_rows, n = line_label_entries(buf, prefix, *counter.table(), PROBE_SEED, lines,
+                                             rows, n_rows)
         lines += n
     byte_warning = check.message(name)
     if byte_warning:
