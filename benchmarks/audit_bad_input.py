@@ -2278,7 +2278,7 @@ def treexc_version():
                        text=True)
     dirty = subprocess.run(["git", "status", "--porcelain", "--", "treexc"], cwd=ROOT,
                            capture_output=True, text=True).stdout.strip()
-    return f"{version} ({r.stdout.strip()}{', uncommitted changes in treexc/' if dirty else ''})"
+    return f"{version}+{r.stdout.strip()}{' (uncommitted changes in treexc/)' if dirty else ''}"
 
 
 # What the page says besides the cases: the policies the cache, model and

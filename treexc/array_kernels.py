@@ -42,7 +42,8 @@ def searchsorted(values, x, right):
     written out: Numba's own puts numba.np.arraymath in the cached kernel's
     environment, and loading the kernel then imports it, numba.np.linalg
     and scipy.linalg (137 modules, 0.2 s; 16 MiB of a gutenberg_books
-    training run's peak: docs/benchmarks.md, "Out of core")."""
+    training run's peak: docs/results/classify.md, "Corpora larger than memory: the
+    token cache")."""
     lo, hi = 0, len(values)
     while lo < hi:
         mid = (lo + hi) >> 1

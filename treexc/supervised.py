@@ -111,7 +111,7 @@ def train_supervised(flags, stream=None, live=True):
     if tune.autotuneValidationFile:  # fastText's autotune: the best flags' model
         return autotune(args, tune, manual_fields(flags), stream)
     reporter = reporter_factory(args.verbose, stream, live=live)()
-    if args.verbose >= 2 and model == AUTO:
+    if args.verbose >= 3 and model == AUTO:  # fastText's flags given: fastText's output
         reporter.info(f"model: embedding ({why})")
     return train_embedding(args, reporter)
 

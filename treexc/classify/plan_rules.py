@@ -124,8 +124,8 @@ RULES = (
          "each label's own probability (what P@k ranks by) where the softmax estimates that "
          "of the one label drawn per update. cooking (2.3 labels a line) and debian_tags "
          "(3.7) gain 0.10-0.18 P@1 at the default flags and 0.03-0.06 at tuned ones; "
-         "single-label sets are at 1.0 (wn_hypernym 1.02). docs/benchmarks-multilabel.md, "
-         "\"The default for multi-label data\"."),
+         "single-label sets are at 1.0 (wn_hypernym 1.02). docs/results/trees.md, "
+         "\"The default output layer against fastText on multi-label data\"."),
     Rule("auto-arity-flag", "loss", "-loss auto and -arity given", "tree", (),
          "An arity asks for a tree; nothing measured."),
     Rule("auto-softmax", "loss", "-loss auto, single-label, at most AUTO_SOFTMAX_MAX_LABELS "
@@ -133,7 +133,7 @@ RULES = (
          "At well-trained flags the flat softmax was the more accurate at every label count "
          "measured (gutenberg_books cut to its 100 to 2,972 most frequent labels: 0.04-0.06 "
          "P@1 better) for 1.6-8x the training time; up to 4,096 labels treexc's softmax "
-         "still trains faster than fastText's. docs/benchmarks-trees.md, \"Default loss\"."),
+         "still trains faster than fastText's."),
     Rule("auto-tree", "loss", "-loss auto, single-label, more than AUTO_SOFTMAX_MAX_LABELS "
          "labels", "tree", (("AUTO_SOFTMAX_MAX_LABELS", AUTO_SOFTMAX_MAX_LABELS),),
          "Above it the flat softmax's cost per example grows with the labels; the learned "
@@ -202,12 +202,12 @@ RULES = (
          "0.027 / 0.016 (1), the paragraphs' books 0.272 / 0.264 (11), 500K next words "
          "0.102 / 0.102 (1). At the grids' flags: cooking at 25 epochs 0.601 / 0.584 (7), "
          "gutenberg_books at 20 0.303 / 0.300 (24), but wn_hypernym at 10 0.298 / 0.306 "
-         "(1). docs/benchmarks-trees.md, \"How many rebuilds\"."),
+         "(1)."),
     Rule("plt-once", "tree_updates", "-treeUpdates -1 and a learned PLT (rebuilds once)",
          "PLT_TREE_UPDATES", (("PLT_TREE_UPDATES", PLT_TREE_UPDATES),),
          "cooking, seeds 1-10, P@1 median 0.625 against 0.608 with 50 rebuilds and 0.618 "
-         "for the Huffman tree it starts from (docs/benchmarks-multilabel.md, \"One "
-         "rebuild\")."),
+         "for the Huffman tree it starts from (docs/trees.md, \"One rebuild, at the "
+         "middle of training\")."),
     Rule("no-learned-tree", "tree_updates", "-treeUpdates -1 and no learned tree",
          "TREE_UPDATES (unused: what model files have always saved)", (), "Nothing to "
          "rebuild."),
@@ -236,7 +236,7 @@ RULES = (
          "debian_tags 0.771 / 0.820 / 0.824 / 0.824, agnews_testonly 0.714 / 0.867 / 0.884 "
          "/ 0.874, wn_hypernym 0.077 / 0.186 / 0.271 / 0.343, the book-of-a-paragraph set "
          "0.046 / 0.125 / 0.238 / 0.365; 2.0 diverged on three of the five. "
-         "docs/benchmarks.md, \"The default learning rate\"."),
+         "docs/results/classify.md, \"The default learning rate\"."),
     Rule("zipf-rate", "lr", "-lr 0, evenness below ZIPF_MAX_EVENNESS (labels distributed "
          "as words are)", "ZIPF_LR", (("ZIPF_LR", ZIPF_LR),
                                       ("ZIPF_MAX_EVENNESS", ZIPF_MAX_EVENNESS)),

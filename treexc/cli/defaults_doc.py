@@ -23,7 +23,7 @@ WN20_COMMON = "-loss tree -arity 20 -dim 50 -lr 0.5 -epoch 10"
 ABLATIONS = (
     {"title": "The Table 2 regression: gutenberg_books at -arity 20",
      "file": "defaults-table2.jsonl", "common": TABLE2_COMMON,
-     "version": "0.1.0 a51b491 (the rules before the plan; `depth3` is what "
+     "version": "0.1.0+a51b491 (the rules before the plan; `depth3` is what "
                 "depth-fit-arity now chooses at these flags)",
      "command": "benchmarks/ablate_rules.py --train gutenberg_books.train.txt --test "
                 "gutenberg_books.test.txt --common \"" + TABLE2_COMMON + "\" --config "
@@ -41,7 +41,7 @@ ABLATIONS = (
              "(load average 10-18 on 2 cores): the times are noisy."},
     {"title": "depth-fit-arity's evenness condition: wn_hypernym at -arity 20",
      "file": "defaults-wn20.jsonl", "common": WN20_COMMON,
-     "version": "0.1.0 a51b491",
+     "version": "0.1.0+a51b491",
      "command": "benchmarks/ablate_rules.py --train wn_hypernym.train.txt --test "
                 "wn_hypernym.test.txt --common \"-loss tree -arity 20 -dim 50 -lr 0.5 "
                 "-epoch 10\" --config today= --config 'depth4=-maxDepth 4' --seeds 0,1,2 "
@@ -101,7 +101,7 @@ once: the counting pass, and in the same read the labels a line
 (`text/label_lines.py`), a second scan of each piece's bytes. On
 gutenberg_books' training file it took 1.62 times the counting pass alone
 (median of 5 alternating runs, 19.7 s against 12.1 s, on the shared
-2-core machine at load average 16-19; treexc 0.1.0 3ca0cd0:
+2-core machine at load average 16-19; treexc 0.1.0+3ca0cd0:
 `PYTHONPATH=. .venv/bin/python benchmarks/plan_time.py
 gutenberg_books.train.txt --repeat 5`). A field the user set is
 `given`. The two commands share the tree flags' vocabulary: `-depth 0` is
