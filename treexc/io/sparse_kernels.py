@@ -12,6 +12,7 @@ import numpy as np
 from numba import njit
 
 from .. import jitstart  # noqa: F401  (keys the kernel caches on every kernel's source)
+from ..array_kernels import grown
 
 OK = 0
 BAD_PAIR = 1     # a token after the first pair without ':'
@@ -141,8 +142,8 @@ def parse_sparse(buf):
                             return indptr, indices, values, label_off, label_start, \
                                 label_end, EMPTY_LABEL, line
                         if n_names == len(label_start):
-                            label_start = _grown(label_start)
-                            label_end = _grown(label_end)
+                            label_start = grown(label_start, 2 * len(label_start))
+                            label_end = grown(label_end, 2 * len(label_end))
                         label_start[n_names] = a
                         label_end[n_names] = q
                         n_names += 1
@@ -158,8 +159,8 @@ def parse_sparse(buf):
                     return indptr, indices, values, label_off, label_start, label_end, \
                         BAD_VALUE, line
                 if n_pairs == len(indices):
-                    indices = _grown(indices)
-                    values = _grown(values)
+                    indices = grown(indices, 2 * len(indices))
+                    values = grown(values, 2 * len(values))
                 indices[n_pairs] = index
                 values[n_pairs] = value
                 n_pairs += 1
@@ -169,10 +170,3 @@ def parse_sparse(buf):
         pos = end + 1
     return (indptr, indices[:n_pairs].copy(), values[:n_pairs].copy(), label_off,
             label_start[:n_names].copy(), label_end[:n_names].copy(), OK, -1)
-
-
-@njit(cache=True, nogil=True)
-def _grown(a):
-    out = np.empty(2 * len(a), dtype=a.dtype)
-    out[:len(a)] = a
-    return out

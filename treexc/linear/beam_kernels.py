@@ -13,6 +13,7 @@ import numpy as np
 from numba import njit
 
 from .. import jitstart  # noqa: F401  (keys the kernel caches on every kernel's source)
+from ..array_kernels import grown
 
 SCORER_L3HINGE = 0
 SCORER_SIGMOID = 1
@@ -98,8 +99,8 @@ def predict_rows(indptr, indices, data, children, n_labels, node_off, w_cols, en
                     s = beam_logs[t] + log_score(z[j], scorer)
                     if ch < n_labels:
                         if n_lab == len(lab_ids):
-                            lab_ids = _grow_i(lab_ids)
-                            lab_logs = _grow_f(lab_logs)
+                            lab_ids = grown(lab_ids, 2 * len(lab_ids))
+                            lab_logs = grown(lab_logs, 2 * len(lab_logs))
                         lab_ids[n_lab] = ch
                         lab_logs[n_lab] = s
                         n_lab += 1
@@ -122,17 +123,3 @@ def predict_rows(indptr, indices, data, children, n_labels, node_off, w_cols, en
             out_score[i, c] = s
             c += 1
         out_count[i] = c
-
-
-@njit(cache=True, nogil=True)
-def _grow_i(a):
-    out = np.empty(2 * len(a), dtype=np.int64)
-    out[:len(a)] = a
-    return out
-
-
-@njit(cache=True, nogil=True)
-def _grow_f(a):
-    out = np.empty(2 * len(a), dtype=np.float64)
-    out[:len(a)] = a
-    return out

@@ -12,6 +12,7 @@ import numpy as np
 from numba import njit
 
 from .. import jitstart  # noqa: F401  (keys the kernel caches on every kernel's source)
+from ..array_kernels import grown
 
 
 @njit(cache=True, nogil=True)
@@ -54,9 +55,7 @@ def tfidf_rows(feat_off, feats, feature_of_id, idf, bias_value):
                 continue
             if tf[c] == 0:
                 if m == len(cols):
-                    grown = np.empty(2 * m, dtype=np.int32)
-                    grown[:m] = cols
-                    cols = grown
+                    cols = grown(cols, 2 * m)
                 cols[m] = c
                 m += 1
             tf[c] += 1

@@ -23,6 +23,7 @@ import numpy as np
 from numba import njit
 
 from .. import jitstart  # noqa: F401  (keys the kernel caches on every kernel's source)
+from ..array_kernels import grown
 
 SOLVER_SVM = 0
 SOLVER_LR = 1
@@ -188,9 +189,7 @@ def train_node(lines, positive, filled, indptr, indices, data, C, solver, max_it
             if column_slot[c] < 0:
                 column_slot[c] = 0
                 if m == len(cols):
-                    grown = np.empty(2 * m, dtype=np.int32)
-                    grown[:m] = cols
-                    cols = grown
+                    cols = grown(cols, 2 * m)
                 cols[m] = c
                 m += 1
     cols = np.sort(cols[:m])
@@ -222,9 +221,9 @@ def train_node(lines, positive, filled, indptr, indices, data, C, solver, max_it
             w[c] = 0.0
             if abs(v) >= prune or (c == bias_col and v != 0.0):
                 if n_kept == len(kept_place):
-                    kept_place = _grown(kept_place)
-                    kept_slot = _grown(kept_slot)
-                    kept_val = _grown(kept_val)
+                    kept_place = grown(kept_place, 2 * len(kept_place))
+                    kept_slot = grown(kept_slot, 2 * len(kept_slot))
+                    kept_val = grown(kept_val, 2 * len(kept_val))
                 kept_place[n_kept] = q
                 kept_slot[n_kept] = j
                 kept_val[n_kept] = v
@@ -256,10 +255,3 @@ def train_node(lines, positive, filled, indptr, indices, data, C, solver, max_it
             entry_off[e + 1] = start[q + 1]
             e += 1
     return out_cols, entry_off, slots, vals, passes
-
-
-@njit(cache=True, nogil=True)
-def _grown(a):
-    out = np.empty(2 * len(a), dtype=a.dtype)
-    out[:len(a)] = a
-    return out
