@@ -444,8 +444,9 @@ def report(opts):
                                  fmt(med("maxrss"), 0)])
             flags = runs[0].get("flags")
             if row.startswith("treexc"):
-                section.notes.append(f"{row}: `treexc supervised -input TRAIN -output MODEL "
-                                     f"-thread {opts.thread} -seed SEED {' '.join(flags)}`")
+                command = " ".join(["treexc supervised -input TRAIN -output MODEL -thread",
+                                    str(opts.thread), "-seed SEED", *flags])
+                section.notes.append(f"{row}: `{command}`")
             elif flags is not None:
                 section.notes.append(f"{row}: train_supervised("
                                      + ", ".join(f"{k}={v!r}" for k, v in flags.items()) + ")")
