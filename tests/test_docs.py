@@ -135,7 +135,9 @@ def doc_pages():
 
 def parse_problem(args):
     """None if ``treexc ARGS`` parses, else why not."""
-    ctx = click.Context(main, info_name="treexc")
+    # the group's settings (-h among the help options), as a real run has
+    # them: a subcommand caches its help option from the first context made
+    ctx = click.Context(main, info_name="treexc", **main.context_settings)
     if not args:
         return "no command"
     if args[0].startswith("-"):

@@ -74,7 +74,7 @@ def section(name, command, ctx):
 
 
 def render():
-    ctx = click.Context(main, info_name="treexc")
+    ctx = click.Context(main, info_name="treexc", **main.context_settings)
     lines = [HEADER]
     for name in main.list_commands(ctx):
         lines += section(name, main.get_command(ctx, name), ctx)

@@ -19,7 +19,7 @@ def test_every_run_parses_and_the_required_commands_are_covered(tmp_path):
     click, not run), and the commands a newcomer meets first are there,
     with `test` on a quantised model."""
     paths = warmup.write_inputs(str(tmp_path))
-    ctx = click.Context(main)
+    ctx = click.Context(main, **main.context_settings)  # -h among the help options, as in a run
     seen = set()
     for _, argv, stdin in warmup.command_lines(paths):
         command = main.get_command(ctx, argv[0])
