@@ -89,22 +89,33 @@ def linear_args(flags):
                                if _FIELD_OF.get(name, name) in fields})
 
 
+def _chosen(flags):
+    """``(model, family, why, the other flags)`` of ``supervised``'s flags."""
+    flags = dict(flags)
+    model = flags.pop("model", None) or AUTO
+    family, why = choose_family(model, flags)
+    return model, family, why, flags
+
+
+def embedding_flags(flags):
+    """The flags less the linear family's (none is given: choose_family checked)."""
+    return {name: value for name, value in flags.items()
+            if _FIELD_OF.get(name, name) not in LINEAR_ONLY}
+
+
 def train_supervised(flags, stream=None, live=True):
     """A model of either family from ``supervised``'s flags (``model``
     among them); ``stream`` (default: standard error, as it is at the
     call) gets the progress at the flags' -verbose."""
     stream = stream or sys.stderr
-    flags = dict(flags)
-    model = flags.pop("model", None) or AUTO
-    family, why = choose_family(model, flags)
+    model, family, why, flags = _chosen(flags)
     if family == LINEAR:
         args = linear_args(flags)
         reporter = reporter_factory(args.verbose, stream, live=live)()
         if args.verbose >= 2:
             reporter.info(f"model: linear ({why})")
         return train_linear_text(args, reporter)
-    flags = {name: value for name, value in flags.items()
-             if _FIELD_OF.get(name, name) not in LINEAR_ONLY}  # none given: checked above
+    flags = embedding_flags(flags)
     tune_flags = {name: flags.pop(name) for name in list(flags) if name in AUTOTUNE_FLAGS}
     args = make_args(**flags)
     tune = make_autotune_args(**tune_flags)
@@ -120,16 +131,14 @@ def plan_lines(flags):
     """The lines ``supervised -plan`` prints: the family and why, then the
     embedding model's plan (``classify/plan.py``: each choice, its rule and
     reason, from the input's counting pass) or the linear model's options."""
-    flags = dict(flags)
-    model = flags.pop("model", None) or AUTO
-    family, why = choose_family(model, flags)
+    _, family, why, flags = _chosen(flags)
     if family == LINEAR:
         args = linear_args(flags)
         return [f"model: linear ({why})"] + [
             f"{f.name}: {getattr(args, f.name)}" for f in dataclasses.fields(args)
             if f.metadata.get("saved", True)]
-    flags = {name: value for name, value in flags.items()
-             if _FIELD_OF.get(name, name) not in LINEAR_ONLY and name not in AUTOTUNE_FLAGS}
+    flags = {name: value for name, value in embedding_flags(flags).items()
+             if name not in AUTOTUNE_FLAGS}
     return [f"model: embedding ({why})"] + list(plan_of_input(make_args(**flags)).lines())
 
 

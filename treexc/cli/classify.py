@@ -9,6 +9,7 @@ import click
 
 from ..classify.options import Args, AutotuneArgs, check_k_threshold
 from ..classify.quantize.options import QuantizeArgs
+from ..errors import TreexcError
 from ..options import option_values
 from ..supervised_options import FamilyArgs, LinearOnlyArgs
 from .common import (
@@ -181,8 +182,6 @@ def _predict(model_path, input_path, k, threshold, with_prob, dask_scheduler=Non
 
 
 def _predict_on_dask(model_path, input_path, k, threshold, with_prob, scheduler, out_dir):
-    from ..errors import TreexcError
-
     if scheduler is None:
         raise TreexcError("-daskOutput needs -dask SCHEDULER")
     check_k_threshold(k, threshold)
@@ -371,7 +370,6 @@ def dump(model_path, what):
     elif what == "dict":
         d = model.dictionary
         if d is None:  # a linear model of given sparse features
-            from ..errors import TreexcError
             raise TreexcError(f"{model_path}: trained on sparse features, it has no "
                               "dictionary")
         write(f"{len(d.entry_off)}\n")
