@@ -15,6 +15,7 @@ import dataclasses
 import sys
 
 from .classify.autotune.search import autotune, manual_fields
+from .classify.continued import continue_training
 from .classify.model import load_model as load_embedding
 from .classify.options import AUTOTUNE_FLAGS, Args, make_args, make_autotune_args
 from .classify.training import plan_of_input
@@ -34,6 +35,7 @@ from .supervised_options import (
     LINEAR,
     LINEAR_TREES_ONLY,
     SHARED,
+    FamilyArgs,
 )
 
 
@@ -43,6 +45,8 @@ def _field_of_flag(*classes):
 
 
 _FIELD_OF = _field_of_flag(Args, LinearArgs)
+_INPUT_MODEL = flag_names(next(f for f in dataclasses.fields(FamilyArgs)
+                               if f.name == "inputModel"))
 
 
 def choose_family(model, flags):
@@ -76,9 +80,35 @@ def choose_family(model, flags):
     return LINEAR, "-model auto: the sparse linear model (docs/linear.md)"
 
 
+def pop_input_model(flags):
+    """``-inputModel`` (any spelling) taken out of ``flags``, or ""."""
+    given = [flags.pop(name) for name in _INPUT_MODEL if flags.get(name) is not None]
+    for name in _INPUT_MODEL:
+        flags.pop(name, None)
+    if len(given) > 1:
+        raise TreexcError("-inputModel and -input_model are the same option: give one")
+    return given[0] if given else ""
+
+
+def family_of_input_model(model, path, flags):
+    """``(family, why)`` of a run continuing the model in ``path``: its
+    family, which must be the embedding model's."""
+    if model == LINEAR or model_family(path) == LINEAR:
+        what = "-model linear" if model == LINEAR else f"{path}: a linear model"
+        raise TreexcError(f"-inputModel: {what} cannot be trained further (its nodes are "
+                          "solved to the optimum over all their lines: continued on new lines "
+                          "alone it would forget the old ones); train on the old and new "
+                          "files together")
+    family, _ = choose_family(EMBEDDING, flags)  # refuses the linear family's flags
+    return family, "-inputModel: an embedding model"
+
+
 def family_of_flags(flags):
     """The family ``supervised``'s flags (``model`` among them) train."""
     rest = {name: value for name, value in flags.items() if name != "model"}
+    path = pop_input_model(rest)
+    if path:
+        return family_of_input_model(flags.get("model") or AUTO, path, rest)[0]
     return choose_family(flags.get("model") or AUTO, rest)[0]
 
 
@@ -90,11 +120,16 @@ def linear_args(flags):
 
 
 def _chosen(flags):
-    """``(model, family, why, the other flags)`` of ``supervised``'s flags."""
+    """``(model, family, why, the other flags, -inputModel)`` of
+    ``supervised``'s flags."""
     flags = dict(flags)
     model = flags.pop("model", None) or AUTO
-    family, why = choose_family(model, flags)
-    return model, family, why, flags
+    path = pop_input_model(flags)
+    if path:
+        family, why = family_of_input_model(model, path, flags)
+    else:
+        family, why = choose_family(model, flags)
+    return model, family, why, flags, path
 
 
 def embedding_flags(flags):
@@ -108,7 +143,7 @@ def train_supervised(flags, stream=None, live=True):
     among them); ``stream`` (default: standard error, as it is at the
     call) gets the progress at the flags' -verbose."""
     stream = stream or sys.stderr
-    model, family, why, flags = _chosen(flags)
+    model, family, why, flags, input_model = _chosen(flags)
     if family == LINEAR:
         args = linear_args(flags)
         reporter = reporter_factory(args.verbose, stream, live=live)()
@@ -119,6 +154,13 @@ def train_supervised(flags, stream=None, live=True):
     tune_flags = {name: flags.pop(name) for name in list(flags) if name in AUTOTUNE_FLAGS}
     args = make_args(**flags)
     tune = make_autotune_args(**tune_flags)
+    if input_model:  # continued training (docs/continued.md)
+        if tune.autotuneValidationFile:
+            raise TreexcError("-inputModel: not with -autotune-validation (the search trains "
+                              "new models)")
+        reporter = reporter_factory(args.verbose, stream, live=live)()
+        given = {_FIELD_OF.get(name, name) for name, value in flags.items() if value is not None}
+        return continue_training(input_model, args, given, reporter)
     if tune.autotuneValidationFile:  # fastText's autotune: the best flags' model
         return autotune(args, tune, manual_fields(flags), stream)
     reporter = reporter_factory(args.verbose, stream, live=live)()
@@ -131,7 +173,9 @@ def plan_lines(flags):
     """The lines ``supervised -plan`` prints: the family and why, then the
     embedding model's plan (``classify/plan.py``: each choice, its rule and
     reason, from the input's counting pass) or the linear model's options."""
-    _, family, why, flags = _chosen(flags)
+    _, family, why, flags, input_model = _chosen(flags)
+    if input_model:
+        raise TreexcError("-plan: not with -inputModel (the input model's shape is kept)")
     if family == LINEAR:
         args = linear_args(flags)
         return [f"model: linear ({why})"] + [

@@ -37,6 +37,11 @@ class FamilyArgs:
                         "tree of linear classifiers, as PECOS/Parabel), embedding (fastText's "
                         "averaged word vectors, every -loss), auto (linear unless a flag only "
                         "the embedding model has is given)", saved=False, choices=FAMILIES)
+    inputModel: str = option("", "continue training this embedding model (treexc's, or a "
+                             "fastText .bin) on -input: its new words and labels added, the "
+                             "rate restarted from -lr, its shape options kept "
+                             "(docs/continued.md)", saved=False,
+                             flags=("inputModel", "input_model"))
 
 
 def _linear_only_fields():

@@ -83,9 +83,12 @@ def read_pretrained(args):
     return read_vec(args.pretrainedVectors, args.dim, args.label)
 
 
-def train_on_corpus(args, reporter, initial_tree, dictionary, corpus, pretrained):
-    """Train on an encoded corpus (the token cache's mapping)."""
-    run_plan = plan(args, LabelStats.of(dictionary.label_counts, corpus.labels_per_line))
+def train_on_corpus(args, reporter, initial_tree, dictionary, corpus, pretrained, start=None):
+    """Train on an encoded corpus (the token cache's mapping).  ``start``:
+    a ``classify.continued.Continuation`` (the input model grown, and the
+    new data's label counts, which the plan reads), or None: a new model."""
+    counts = dictionary.label_counts if start is None else start.label_counts
+    run_plan = plan(args, LabelStats.of(counts, corpus.labels_per_line))
     for line in dict.fromkeys(run_plan.report()):  # the wide root's line sets two fields
         reporter.info(line)
     planned = run_plan.args(args)
@@ -95,7 +98,7 @@ def train_on_corpus(args, reporter, initial_tree, dictionary, corpus, pretrained
     for halving in range(halvings + 1):
         try:
             return train_model(planned, run_plan, reporter, initial_tree, dictionary, corpus,
-                               pretrained)
+                               pretrained, start)
         except TrainingDiverged:
             if halving == halvings:
                 raise
@@ -108,19 +111,15 @@ def train_on_corpus(args, reporter, initial_tree, dictionary, corpus, pretrained
                           f"-lr {lr:g} (the default rate, halved; -lr sets one)")
 
 
-def train_model(args, run_plan, reporter, initial_tree, dictionary, corpus, pretrained):
-    """One training run of ``args`` (the planned options) at ``args.lr``."""
-    w_in = init_input_matrix(dictionary.nwords + args.bucket, args.dim, args.seed)
-    if pretrained is not None:
-        words, vectors = pretrained
-        for word, row in zip(words, vectors):
-            w_in[dictionary.word_id(word)] = row
-    vectors = None
-    if initial_tree is None and args.tree == "cluster":
-        vectors = label_vectors(args, dictionary, corpus, w_in, reporter)
-    tree = initial_tree or make_initial_tree(args, dictionary.label_counts, vectors)
-    rows = tree.n_internal * tree.arity if tree is not None else dictionary.nlabels
-    w_out = np.zeros((rows, args.dim), dtype=np.float32)
+def train_model(args, run_plan, reporter, initial_tree, dictionary, corpus, pretrained,
+                start=None):
+    """One training run of ``args`` (the planned options) at ``args.lr``,
+    from new weights or from ``start``'s (continued training)."""
+    if start is not None:
+        w_in, tree, w_out = start.weights(args, run_plan)
+    else:
+        w_in, tree, w_out = new_weights(args, reporter, initial_tree, dictionary, corpus,
+                                        pretrained)
     model = Model(args, dictionary, tree, w_in, w_out,
                   scoring=SCORING_MEAN if args.scoring == SCORING_MEAN else "", plan=run_plan)
     session = Session(model, corpus, reporter, run_plan)
@@ -131,6 +130,21 @@ def train_model(args, run_plan, reporter, initial_tree, dictionary, corpus, pret
                       f"({100 * session.rebuild_seconds / train_s:.1f}% of training)")
     check_weights_in_range((("w_in", model.w_in), ("w_out", model.w_out)), args.epoch, args.lr)
     return model
+
+
+def new_weights(args, reporter, initial_tree, dictionary, corpus, pretrained):
+    """``(w_in, tree, w_out)`` of a new model."""
+    w_in = init_input_matrix(dictionary.nwords + args.bucket, args.dim, args.seed)
+    if pretrained is not None:
+        words, vectors = pretrained
+        for word, row in zip(words, vectors):
+            w_in[dictionary.word_id(word)] = row
+    vectors = None
+    if initial_tree is None and args.tree == "cluster":
+        vectors = label_vectors(args, dictionary, corpus, w_in, reporter)
+    tree = initial_tree or make_initial_tree(args, dictionary.label_counts, vectors)
+    rows = tree.n_internal * tree.arity if tree is not None else dictionary.nlabels
+    return w_in, tree, np.zeros((rows, args.dim), dtype=np.float32)
 
 
 def init_input_matrix(rows, dim, seed):

@@ -90,6 +90,12 @@ def tree_from_children(children, n_labels):
 
 def renumber_breadth_first(children, n_labels, root):
     """Renumber internal nodes breadth-first from ``root`` (which becomes 0)."""
+    return renumbered(children, n_labels, root)[0]
+
+
+def renumbered(children, n_labels, root):
+    """``(tree, order)``: :func:`renumber_breadth_first`'s tree and, for
+    each of its internal nodes, the index in ``children`` it came from."""
     n_internal = len(children)
     order = [root]
     new_id = np.full(n_internal, -1, dtype=np.int64)
@@ -105,4 +111,4 @@ def renumber_breadth_first(children, n_labels, root):
     out = children[order].copy()
     internal = out >= n_labels
     out[internal] = n_labels + new_id[out[internal] - n_labels]
-    return Tree(out.astype(np.int32), n_labels)
+    return Tree(out.astype(np.int32), n_labels), np.array(order, dtype=np.int64)
