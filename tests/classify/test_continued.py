@@ -198,3 +198,14 @@ def test_assigned_places_new_labels_in_the_emptiest_child():
     c = grown.path_off[5]
     assert grown.path_off[6] - c == 1 and grown.path_slot[c] == 2
     assert old_id[0] == 0
+
+
+def test_output_may_replace_the_input_model(halves, tmp_path):
+    model = tmp_path / "daily"
+    ok(["supervised", "-input", halves / "first.txt", "-output", model, "-dim", "8",
+        "-epoch", "2", "-verbose", "0"])
+    before = (tmp_path / "daily.bin").read_bytes()
+    ok(["supervised", "-input", halves / "second.txt", "-inputModel", f"{model}.bin",
+        "-output", model, "-epoch", "2", "-verbose", "0"])
+    assert (tmp_path / "daily.bin").read_bytes() != before
+    assert treexc.load_model(f"{model}.bin").get_labels()[-1] == "__label__fresh"
