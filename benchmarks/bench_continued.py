@@ -10,9 +10,9 @@ For each case: the training file split into its first and second half
 
 and P@1 on the test split.  Usage (the virtualenv's python):
 
-    python benchmarks/bench_continued.py [--only CASES] [--epochs-second E]
+    python benchmarks/bench_continued.py [--only CASES] [--second "FLAGS"]
 
-``--epochs-second`` sets the continued run's -epoch (default: the case's).
+``--second`` adds flags to the continued run alone (e.g. "-lr 0.25").
 Prints a markdown table; the figures of docs/results/continued.md.
 """
 
@@ -52,8 +52,7 @@ def p1(model, test):
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--only", default=",".join(CASES))
-    p.add_argument("--epochs-second", type=int, default=0)
-    p.add_argument("--lr-second", type=float, default=0.0)
+    p.add_argument("--second", default="", help="flags of the continued run alone")
     p.add_argument("--unpacked", default=harness.UNPACKED)
     opts = p.parse_args()
     unpacked = Path(opts.unpacked)
@@ -70,11 +69,7 @@ def main():
             second.write_bytes(b"".join(lines[len(lines) // 2:]))
             test = str(unpacked / test)
             common = flags.split() + ["-thread", str(harness.THREADS), "-verbose", "0"]
-            second_flags = list(common)
-            if opts.epochs_second:
-                second_flags += ["-epoch", str(opts.epochs_second)]
-            if opts.lr_second:
-                second_flags += ["-lr", str(opts.lr_second)]
+            second_flags = common + opts.second.split()
             out = Path(work, case)
             _, t_union = treexc("supervised", "-input", str(unpacked / train), "-output",
                                 f"{out}-union", *common)

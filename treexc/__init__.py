@@ -41,7 +41,9 @@ def train_supervised(input, **flags):
     ``verbose`` defaults to 0 here.  With ``autotuneValidationFile`` (and
     ``autotuneMetric``, ``autotunePredictions``, ``autotuneDuration``), the
     embedding model of the flags that scored best on it within the
-    duration."""
+    duration.  With ``inputModel`` (or ``input_model``: a treexc embedding
+    model's or a fastText ``.bin``'s path), that model trained further on
+    ``input`` (docs/continued.md)."""
     # imported here, not above: `import treexc` loads neither numpy nor Numba
     from . import jitstart
     from .supervised import train_supervised as train
