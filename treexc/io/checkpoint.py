@@ -149,7 +149,8 @@ def load(path, family, expected):
     if header.get("family") != family:
         raise TreexcError(f"{path}: cannot resume: a checkpoint of {header.get('family')!r} "
                           f"training, not of {family!r}")
-    for key, value in expected.items():
+    # a changed input first: it explains a changed corpus or plan
+    for key, value in sorted(expected.items(), key=lambda kv: not kv[0].startswith("input:")):
         saved = header.get(key)
         if saved != value:
             raise TreexcError(f"{path}: cannot resume: {difference(key, saved, value)}")
