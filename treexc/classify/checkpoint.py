@@ -46,6 +46,8 @@ class SessionCheckpoint:
         ckpt.refuse_without_output(args)
         self.path = ckpt.checkpoint_path(args.output)
         self.clock = ckpt.Clock(args.checkpoint)
+        if args.verbose >= 2:
+            self.clock.report = session.reporter.info
         self.step_tokens = self.clock.every_steps * session.lr_update_rate
         corpus = session.corpus
         self.expected = {

@@ -91,6 +91,7 @@ class Clock:
         self.kill_after = _env_int(KILL_ENV)
         self.last = time.monotonic()
         self.written = 0
+        self.report = None  # told each checkpoint's size and time (-verbose 2)
 
     @property
     def active(self):
@@ -104,9 +105,13 @@ class Clock:
         """Write a checkpoint at a safe point (the test kill first, if asked)."""
         if self.kill_after == self.written:
             os.kill(os.getpid(), signal.SIGKILL)
+        start = time.monotonic()
         save(path, header, arrays)
         self.written += 1
         self.last = time.monotonic()
+        if self.report is not None:
+            self.report(f"checkpoint {path}: {os.path.getsize(path) / 1e6:.1f} MB written in "
+                        f"{self.last - start:.2f} s")
 
 
 def save(path, header, arrays):

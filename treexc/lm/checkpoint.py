@@ -48,6 +48,8 @@ class LMCheckpoint:
             return
         ckpt.refuse_without_output(args)
         self.path = ckpt.checkpoint_path(args.output)
+        if args.verbose >= 2:
+            self.clock.report = lambda line: session.reporter.info(line)
         m = session.model
         self.expected = {
             "options": {f.name: getattr(args, f.name) for f in dataclasses.fields(args)
