@@ -20,6 +20,7 @@ import numpy as np
 
 from ..errors import TreexcError
 from ..io import checkpoint as ckpt
+from ..io import modelfile
 from ..trees.tree import Tree
 
 FAMILY = "embedding"
@@ -35,6 +36,18 @@ def wanted(args, plan):
     if plan is None:
         return False
     return bool(args.checkpoint or args.resume)
+
+
+def resumed_rate(args):
+    """The rate (``-lr``) of the run a -resume continues, or None (no
+    -resume, or no readable checkpoint: the session refuses it)."""
+    if not (args.resume and args.output):
+        return None
+    try:
+        header = modelfile.load_header(ckpt.checkpoint_path(args.output))
+        return float(header["options"]["lr"])
+    except (TreexcError, KeyError, TypeError, ValueError):
+        return None
 
 
 class SessionCheckpoint:
