@@ -91,7 +91,8 @@ class Args:
     checkpoint: float = option(0.0, "write a checkpoint (OUTPUT.ckpt: weights, tree, "
                                "statistics, random states, place in the epoch) every this "
                                "many minutes of training, removed once the model is "
-                               "published (0 = none)", saved=False, at_least=0)
+                               "published (0 = none; -model embedding only)", saved=False,
+                               at_least=0)
     resume: bool = option(False, "continue the run whose checkpoint OUTPUT.ckpt is (same "
                           "input and options)", saved=False)
     seed: int = option(0, "random generator seed; with -thread 1 training is reproducible",
