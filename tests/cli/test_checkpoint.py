@@ -165,3 +165,20 @@ def test_the_linear_family_refuses_checkpoints(data):
     one_line_error(treexc(args + ["-checkpoint", "5"], root / "plain"),
                    "-checkpoint: the linear model", "-model embedding")
     one_line_error(treexc(args + ["-resume"], root / "plain"), "-resume: the linear model")
+
+
+def test_checkpoints_due_by_time_resume_to_the_same_bytes(data):
+    """-checkpoint MINUTES (here 60 ms: one at about every look at the
+    progress, every 0.1 s), not the test's steps: killed after the second
+    (where the run lasts that long) and resumed."""
+    root = data("lm")
+    plain, resumed = root / "plain", root / "resumed"
+    args = list(LM)
+    args[args.index("-epoch") + 1] = "6"
+    finished(treexc(args, plain, every="0"))
+    done = treexc(args + ["-checkpoint", "0.001"], resumed, every="0", kill=2)
+    if done.returncode != 0:  # killed; a fast machine may finish first
+        killed(done)
+        finished(treexc(args + ["-checkpoint", "0.001", "-resume"], resumed, every="0"))
+    assert files(plain, ["m.bin"]) == files(resumed, ["m.bin"])
+    assert not (resumed / "m.ckpt").exists()
