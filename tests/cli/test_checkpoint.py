@@ -182,3 +182,17 @@ def test_checkpoints_due_by_time_resume_to_the_same_bytes(data):
         finished(treexc(args + ["-checkpoint", "0.001", "-resume"], resumed, every="0"))
     assert files(plain, ["m.bin"]) == files(resumed, ["m.bin"])
     assert not (resumed / "m.ckpt").exists()
+
+
+@pytest.mark.parametrize("case", ["embedding-tree", "lm"])
+def test_a_run_of_two_threads_resumes_and_finishes(case, data):
+    """Hogwild runs are not reproducible, but a resumed one continues from
+    a consistent state: each thread's place, all of its steps done once."""
+    args, outputs = CASES[case]
+    args = list(args)
+    args[args.index("-thread") + 1] = "2"
+    folder = data("lm" if case == "lm" else "classifier") / "resumed"
+    killed(treexc(args + ["-checkpoint", "1"], folder, kill=3))
+    finished(treexc(args + ["-checkpoint", "1", "-resume"], folder))
+    assert all((folder / name).stat().st_size for name in outputs)
+    assert not (folder / "m.ckpt").exists()
