@@ -34,6 +34,7 @@ from .supervised_options import (
     EMBEDDING_TREES_ONLY,
     LINEAR,
     LINEAR_TREES_ONLY,
+    NEUTRAL,
     SHARED,
     FamilyArgs,
 )
@@ -114,6 +115,11 @@ def family_of_flags(flags):
 
 def linear_args(flags):
     """LinearArgs from the flags the linear family reads."""
+    for name in NEUTRAL:  # -checkpoint, -resume: the embedding model's alone
+        if flags.get(name):
+            raise TreexcError(f"-{name}: the linear model (-model linear, also -model "
+                              "auto's choice here) has no checkpoints; give -model "
+                              "embedding, or train without it")
     fields = set(SHARED) | set(LINEAR_ONLY)
     return make_linear_args(**{name: value for name, value in flags.items()
                                if _FIELD_OF.get(name, name) in fields})
@@ -154,6 +160,9 @@ def train_supervised(flags, stream=None, live=True):
     tune_flags = {name: flags.pop(name) for name in list(flags) if name in AUTOTUNE_FLAGS}
     args = make_args(**flags)
     tune = make_autotune_args(**tune_flags)
+    if tune.autotuneValidationFile and (args.checkpoint or args.resume):
+        raise TreexcError("-checkpoint, -resume: not with -autotune-validation (a search "
+                          "trains many models)")
     if input_model:  # continued training (docs/continued.md)
         if tune.autotuneValidationFile:
             raise TreexcError("-inputModel: not with -autotune-validation (the search trains "

@@ -25,7 +25,11 @@ FAMILIES = (AUTO, LINEAR, EMBEDDING)
 # Args fields the linear family reads too (same name, same meaning)
 SHARED = ("input", "output", "wordNgrams", "minCount", "minCountLabel", "bucket", "label",
           "thread", "verbose", "cache", "seed", "arity", "tree", "treeUpdates")
-EMBEDDING_ONLY = tuple(f.name for f in dataclasses.fields(Args) if f.name not in SHARED)
+# Args fields that leave -model auto's choice alone, though only the embedding
+# model has them (the linear family refuses them with one line)
+NEUTRAL = ("checkpoint", "resume")
+EMBEDDING_ONLY = tuple(f.name for f in dataclasses.fields(Args)
+                       if f.name not in SHARED and f.name not in NEUTRAL)
 # -tree values only one family builds
 LINEAR_TREES_ONLY = ("kmeans",)
 EMBEDDING_TREES_ONLY = ("huffman", "random", "cluster")

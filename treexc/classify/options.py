@@ -88,6 +88,13 @@ class Args:
                         "file is trained again with the same encoding options; empty = a "
                         "temporary folder, removed after training", saved=False)
     saveOutput: bool = option(False, "also write the output matrix to OUTPUT.output")
+    checkpoint: float = option(0.0, "write a checkpoint (OUTPUT.ckpt: weights, tree, "
+                               "statistics, random states, place in the epoch) every this "
+                               "many minutes of training, removed once the model is "
+                               "published (0 = none; -model embedding only)", saved=False,
+                               at_least=0)
+    resume: bool = option(False, "continue the run whose checkpoint OUTPUT.ckpt is (same "
+                          "input and options)", saved=False)
     seed: int = option(0, "random generator seed; with -thread 1 training is reproducible",
                        at_least=0)
     order: str = option(SHUFFLED, "order of the training lines: shuffled (a new seeded random "

@@ -17,12 +17,14 @@ import numpy as np
 from .. import jitstart
 from ..errors import TreexcError
 from ..io import bus_error
+from ..io.checkpoint import PAUSE
 from ..io.textio import display_name
 from ..runtime import Progress, diverged, run_workers
 from ..text.windows import WindowReader, corpus_changed
 from ..trees.capacity import CLASSIFIER_FLAGS
 from ..trees.learner import TreeLearner, train_in_phases
 from . import kernels as kern
+from .checkpoint import SessionCheckpoint, wanted
 from .options import SHUFFLED
 
 
@@ -78,14 +80,16 @@ class Session:
         # a worker trains lrUpdateRate tokens between looks at the counters:
         # more than the whole run would never stop (-lrUpdateRate 2^63 hung)
         self.lr_update_rate = min(args.lrUpdateRate, self.total_tokens)
+        self.checkpoint = SessionCheckpoint(self, plan) if wanted(args, plan) else None
 
     def run(self):
         self.start_time = time.monotonic()
         self.compile_start = jitstart.compile_seconds()
         try:
+            start = self.resume()
             self.rebuilds, self.rebuild_seconds = train_in_phases(
                 self.learner, self.model, self.total_tokens, self.args.treeUpdates,
-                self.run_phase, self.control)
+                self.run_phase, self.control, start)
         except ZeroDivisionError:
             # a node's softmax over infinite scores sums to 0 (node_probabilities
             # divides by it) before the kernel's own test sees the NaN
@@ -115,12 +119,14 @@ class Session:
                                        (np.zeros(1, np.int64), np.zeros(0, np.int32),
                                         np.zeros(0, np.int32)))
 
+        limit = stop_at  # where the workers stop: sooner for a checkpoint by steps
+
         def train(t, c, shuffled, key):
             kern.train_thread(
                 t, c.feat_off, c.feats, c.label_off, c.labels, c.ntokens,
                 m.w_in, m.w_out, m.loss_kind, *tree_arrays, self.neg_cdf,
                 self.args.neg, self.args.lr, self.lr_hold, self.total_tokens,
-                self.lr_update_rate, self.progress, stop_at, self.control,
+                self.lr_update_rate, self.progress, limit, self.control,
                 self.loss_sum, self.loss_n, self.cursor, shuffled, key,
                 self.rng_state, collect, stats_p, stats_n)
 
@@ -129,7 +135,7 @@ class Session:
                 train(t, self.corpus, False, 0)
                 return
             reader = self.windows[t]
-            while self.progress.sum() < stop_at and not self.control[0]:
+            while self.progress.sum() < limit and not self.control[0]:
                 lines = reader.current()
                 self.cursor[t] = reader.position
                 train(t, lines, True, reader.key())
@@ -142,8 +148,28 @@ class Session:
             if self.corpus.source is not None:  # the token cache, written to meanwhile?
                 self.corpus.source.check_unchanged()
             self.reporter.update(self.snapshot())
+            if c is not None and c.clock.due() and not self.control[0]:
+                self.control[0] = PAUSE  # the workers stop at their next step
 
-        run_workers(max(1, min(self.n_threads, chunks)), work, self.control, poll)
+        c = self.checkpoint
+        while True:
+            limit = stop_at if c is None else c.target(stop_at)
+            run_workers(max(1, min(self.n_threads, chunks)), work, self.control, poll)
+            if c is None or not (self.control[0] == PAUSE or
+                                 (not self.control[0] and limit < stop_at)):
+                break
+            self.control[0] = 0  # every worker stopped: a safe point
+            c.save(self.learner.rebuilds if self.learner is not None else 0)
+
+    def resume(self):
+        """With -resume, the checkpoint's state (``classify/checkpoint``);
+        the rebuilds it had done."""
+        if self.checkpoint is None or not self.args.resume:
+            return 0
+        rebuilds = self.checkpoint.restore()
+        self.reporter.info(f"resumed from {self.checkpoint.path}: "
+                           f"{100 * self.progress.sum() / self.total_tokens:.1f}% trained")
+        return rebuilds
 
     def snapshot(self):
         done = int(self.progress.sum())

@@ -20,6 +20,7 @@ from ..text.label_lines import count_with_label_lines
 from ..text.token_cache import training_corpus
 from ..trees.builders import build_tree
 from ..trees.capacity import CLASSIFIER_FLAGS, fit_depth
+from .checkpoint import resumed_rate
 from .memory import supervised_parts
 from .model import Model
 from .plan import LabelStats, plan
@@ -95,15 +96,21 @@ def train_on_corpus(args, reporter, initial_tree, dictionary, corpus, pretrained
     refuse_needless_negatives(planned, dictionary.nlabels)
     memory.refuse_oversized(supervised_parts(planned, dictionary.nwords, dictionary.nlabels))
     halvings = run_plan.halvings.value
+    resumed_lr = resumed_rate(planned)  # a checkpoint of a run whose rate was halved
     for halving in range(halvings + 1):
+        # the attempts the checkpointed run made before its rate was halved, skipped
+        skip = planned.resume and resumed_lr is not None and resumed_lr < planned.lr
         try:
+            if skip and halving < halvings:
+                raise TrainingDiverged("diverged in the checkpointed run")
             return train_model(planned, run_plan, reporter, initial_tree, dictionary, corpus,
                                pretrained, start)
         except TrainingDiverged:
             if halving == halvings:
                 raise
             lr = planned.lr / 2
-            planned = replace(planned, lr=lr)
+            # a resumed attempt that diverged: the next one starts afresh
+            planned = replace(planned, lr=lr, resume=skip)
             run_plan = replace(run_plan, lr=replace(
                 run_plan.lr, value=lr, why=f"{run_plan.lr.why}; halved {halving + 1} time(s): "
                 "training diverged"))

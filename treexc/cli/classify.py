@@ -45,6 +45,7 @@ def supervised(**flags):
     treexc supervised -input train.txt -plan      # what would be trained, and why
     """
     # imported here, not above: only a running command loads numpy and Numba
+    from ..io import checkpoint
     from ..io.publish import OutputSet, interrupt_on_signals
     from ..io.vectors import write_vec, write_vec_arrays
     from ..supervised import EMBEDDING, family_of_flags, plan_lines, train_supervised
@@ -74,6 +75,8 @@ def supervised(**flags):
                 outputs.write(out_path, lambda tmp: write_vec_arrays(
                     tmp, output_row_names(model), model.w_out))
         outputs.publish()
+        if embedding:
+            checkpoint.remove(model.args)  # the model it led to is published
 
 
 

@@ -55,6 +55,7 @@ def lm(**flags):
     after each epoch; writes OUTPUT.bin.
     """
     # imported here, not above: only a running command loads numpy and Numba
+    from ..io import checkpoint
     from ..io.publish import OutputSet, interrupt_on_signals
     from ..lm.training import plan_of_input, train_lm
     from ..runtime import reporter_factory
@@ -109,6 +110,7 @@ def lm(**flags):
                     pass  # the write that failed has said so
         outputs.write(bin_path, model.save_model)
         outputs.publish()
+        checkpoint.remove(args)  # the model it led to is published
         if records and args.verbose >= 1:  # a signal now is ignored: the run is done
             last = records[-1]
             if "valid_ppl" in last:  # of the saved weights (-keepBest)

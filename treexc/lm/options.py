@@ -81,6 +81,12 @@ class LMArgs:
     thread: int = option(0, "number of threads (0 = all cores)", at_least=1)
     seed: int = option(0, "random generator seed", at_least=0)
     verbose: int = option(2, "verbosity level: 0 silent, 1 results, 2 progress", saved=False)
+    checkpoint: float = option(0.0, "write a checkpoint (OUTPUT.ckpt: weights, Adagrad "
+                               "state, tree, statistics, records, place in the epoch) every "
+                               "this many minutes of training, removed once the model is "
+                               "published (0 = none)", saved=False, at_least=0)
+    resume: bool = option(False, "continue the run whose checkpoint OUTPUT.ckpt is (same "
+                          "input, -valid, -test and options)", saved=False)
 
 
 # What a model file must hold (checked on load).

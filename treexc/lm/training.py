@@ -40,6 +40,7 @@ from ..text.vocab import Stream, build_vocab, read_stream
 from ..trees.builders import build_tree
 from ..trees.capacity import check_capacity
 from ..trees.learner import TreeLearner
+from .checkpoint import LMCheckpoint
 from .memory import lm_parts
 from .model import LanguageModel, init_weights, stream_nll
 from .plan import plan, root_rows, uses_tree
@@ -60,7 +61,7 @@ class LMSession:
     """One training run: shuffled batches, threads, phases, tree rebuilds."""
 
     def __init__(self, model, train, args, reporter_factory=None, on_eval=None,
-                 valid=None, test=None):
+                 valid=None, test=None, checkpoint=False):
         self.model = model
         self.train = train
         self.args = args
@@ -101,6 +102,7 @@ class LMSession:
         # the record and (U, C, W, tree) of the best evaluation so far
         # (-keepBest): small corpora overfit within the default 5 epochs
         self.best = self.best_weights = None
+        self.checkpoint = LMCheckpoint(self, checkpoint)  # lm/checkpoint.py
 
     def _epoch_schedule(self):
         """Sorted batch indices of this epoch where a phase ends, with what
@@ -140,17 +142,21 @@ class LMSession:
             raise TreexcError(f"-epoch {epochs}: {self.total_tokens:.3g} tokens to train on, "
                               "beyond treexc's counters (2^62); lower -epoch")
         self.start_time = time.monotonic()
-        for epoch in range(int(math.ceil(epochs))):
+        first, skip = self.checkpoint.resume()  # its phases ending at or before skip: done
+        for epoch in range(first, int(math.ceil(epochs))):
             order = epoch_key(self.args.seed, self.epochs_drawn)
             self.epochs_drawn += 1
             b0 = 0
             limit = self.batches_per_epoch if epoch < whole else \
                 int(round((epochs - whole) * self.batches_per_epoch))
-            if epoch > 0 and self._learning(epoch):
+            if epoch > 0 and self._learning(epoch) and skip < 0:
                 self._rebuild()
             for b, _, what in self._epoch_schedule():
                 if b > limit:
                     break
+                if b <= skip:
+                    b0 = b
+                    continue
                 self._train_phase(order, b0, b)
                 b0 = b
                 if what == "rebuild":
@@ -164,6 +170,7 @@ class LMSession:
                         return self.records
             if b0 < limit:
                 self._train_phase(order, b0, limit)
+            skip = -1
         return self.records
 
     def _learning(self, epoch):
@@ -202,6 +209,8 @@ class LMSession:
         control = np.zeros(1, dtype=np.int64)
         learn = self.learn_tree
         reporter = self.reporter
+        ckpt = self.checkpoint
+        next_batch = ckpt.next_batches(b0, b1, T)
 
         def work(t):
             e = self.engines[t]
@@ -209,7 +218,7 @@ class LMSession:
             acc = self.acc
             if learn:
                 sp, sn = self.learner.stats_p[t], self.learner.stats_n[t]
-            for b in range(b0 + t, b1, T):
+            for b in range(next_batch[t], b1, T):
                 if control[0]:
                     break
                 n = min(B, N - b * B)
@@ -228,14 +237,19 @@ class LMSession:
                 self.loss_sum[t] += loss
                 self.loss_n[t] += n
                 self.progress[t] += n
+                next_batch[t] = b + T
+                ckpt.stepped(control)
 
         t0 = time.perf_counter()
         self.phase_compile = jitstart.compile_seconds()
         try:
             with blas_threads(1):
                 # threads past the phase's batches would have none: not started
-                run_workers(min(T, b1 - b0), work, control,
-                            lambda: reporter.update(self._snapshot(t0)))
+                while True:  # again after each stop for a checkpoint
+                    run_workers(min(T, b1 - b0), work, control,
+                                lambda: ckpt.poll(control, reporter, self._snapshot(t0)))
+                    if not ckpt.save_if_paused(control, b0, b1, next_batch):
+                        break
         except ZeroDivisionError:
             # a node's softmax over infinite scores sums to 0 (node_probabilities
             # divides by it) before the test above sees the NaN
@@ -418,7 +432,8 @@ def train_lm(args, reporter_factory=None, echo=None, on_eval=None):
         tree = make_tree(args, vocab, train, rng, reporter_factory, echo)
     model = new_model(args, vocab, tree, rng)
     model.plan = run_plan
-    session = LMSession(model, train, args, reporter_factory, on_eval, valid, test)
+    session = LMSession(model, train, args, reporter_factory, on_eval, valid, test,
+                        checkpoint=bool(args.checkpoint or args.resume))
     records = session.run()
     stopped = records[-1].get("stopped_epoch") if records else None
     if stopped is not None and echo:

@@ -77,6 +77,17 @@ class WindowReader:
                 self.lines = self._read_window()
         return self.lines
 
+    def restore(self, lap, window, position, started):
+        """Go back to a saved place (a checkpoint's): window ``window`` of
+        lap ``lap``, line ``position`` in it (``started`` false: not begun)."""
+        if not (0 <= window < self.n_windows and lap >= 0 and position >= 0):
+            raise ValueError("window")
+        self.lap, self.window = lap, window
+        if started:
+            self.lines = (self.corpus if self.n_windows == 1 and self.corpus.source is None
+                          else self._read_window())
+            self.position = position
+
     def blocks(self):
         """The first lines of the current window's blocks, in file order."""
         key = epoch_key(self.seed, self.lap)

@@ -171,16 +171,17 @@ def move_leaf_rows(new_mat, old_mat, old_tree, new_tree):
             old_mat[(old_tree.n_internal - 1 + k) * M + src[at_root]]
 
 
-def train_in_phases(learner, model, total_tokens, updates, run_phase, control):
+def train_in_phases(learner, model, total_tokens, updates, run_phase, control, start=0):
     """The paper's schedule for a model whose output tree is learned
     (``learner``; None: one phase): ``updates`` phases over the first half
     of the ``total_tokens``, each followed by a rebuild (``model.tree`` and
     ``model.w_out`` replaced), then the rest; ``run_phase(stop_at,
     collect)`` trains until ``stop_at`` tokens are done, ``control[0]``
-    set means stop.  Returns the rebuilds done and their seconds."""
+    set means stop; ``start``: rebuilds done already (a resumed run).
+    Returns the rebuilds done and their seconds."""
     rebuilds, seconds = 0, 0.0
     if learner is not None:
-        for r in range(1, updates + 1):
+        for r in range(start + 1, updates + 1):
             run_phase(int(total_tokens * 0.5 * r / updates), True)
             if control[0]:
                 break
