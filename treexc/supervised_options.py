@@ -24,7 +24,7 @@ AUTO, LINEAR, EMBEDDING = "auto", "linear", "embedding"
 FAMILIES = (AUTO, LINEAR, EMBEDDING)
 # Args fields the linear family reads too (same name, same meaning)
 SHARED = ("input", "output", "wordNgrams", "minCount", "minCountLabel", "bucket", "label",
-          "thread", "verbose", "cache", "seed", "arity", "tree", "treeUpdates")
+          "thread", "verbose", "cache", "seed", "arity", "tree", "treeUpdates", "labelWeights", "weightBalanced")
 EMBEDDING_ONLY = tuple(f.name for f in dataclasses.fields(Args) if f.name not in SHARED)
 # -tree values only one family builds
 LINEAR_TREES_ONLY = ("kmeans",)

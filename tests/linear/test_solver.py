@@ -49,7 +49,8 @@ def _dual(solver, x, y, indptr, indices, data, C):
     state = np.array([12345], dtype=np.uint64)
     lines = np.arange(len(y), dtype=np.int64)
     xnorm2 = (xf * xf).sum(axis=1)
-    solver(lines, y, xnorm2, indptr, indices, data, C, 20000, 1e-9, w, state)
+    cost = np.broadcast_to(np.asarray(C, dtype=np.float64), y.shape).copy()
+    solver(lines, y, xnorm2, indptr, indices, data, cost, 20000, 1e-9, w, state)
     return w, xf
 
 
@@ -87,7 +88,7 @@ def test_train_node_prunes_and_stores_feature_major():
     lines = np.arange(n, dtype=np.int64)
     cols, entry_off, slots, vals, _ = sk.train_node(
         lines, positive, filled, indptr, indices, data, 1.0, sk.SOLVER_SVM, 20000, 1e-9,
-        0.3, 7, w, column_slot)
+        0.3, 7, w, column_slot, np.zeros((0, 0)))
     assert (w == 0).all() and (column_slot == -1).all()  # scratch handed back clean
     assert (np.diff(cols) > 0).all() and entry_off[-1] == len(slots) == len(vals)
     assert set(slots.tolist()) <= {0, 2}

@@ -17,6 +17,7 @@ from ..io.vectors import read_vec
 from ..loss.registry import KERNEL_NS, loss
 from ..runtime import SilentReporter, check_weights_in_range
 from ..text.label_lines import count_with_label_lines
+from ..text.label_weights import label_weights
 from ..text.token_cache import training_corpus
 from ..trees.builders import build_tree
 from ..trees.capacity import CLASSIFIER_FLAGS, fit_depth
@@ -91,11 +92,12 @@ def train_on_corpus(args, reporter, initial_tree, dictionary, corpus, pretrained
     planned = run_plan.args(args)
     refuse_needless_negatives(planned, dictionary.nlabels)
     memory.refuse_oversized(supervised_parts(planned, dictionary.nwords, dictionary.nlabels))
+    weights = label_weights(args, dictionary.labels(), corpus.label_off, corpus.labels)
     halvings = run_plan.halvings.value
     for halving in range(halvings + 1):
         try:
             return train_model(planned, run_plan, reporter, initial_tree, dictionary, corpus,
-                               pretrained)
+                               pretrained, weights)
         except TrainingDiverged:
             if halving == halvings:
                 raise
@@ -108,8 +110,10 @@ def train_on_corpus(args, reporter, initial_tree, dictionary, corpus, pretrained
                           f"-lr {lr:g} (the default rate, halved; -lr sets one)")
 
 
-def train_model(args, run_plan, reporter, initial_tree, dictionary, corpus, pretrained):
-    """One training run of ``args`` (the planned options) at ``args.lr``."""
+def train_model(args, run_plan, reporter, initial_tree, dictionary, corpus, pretrained,
+                weights=None):
+    """One training run of ``args`` (the planned options) at ``args.lr``;
+    ``weights``: the labels' (``text/label_weights``), or None."""
     w_in = init_input_matrix(dictionary.nwords + args.bucket, args.dim, args.seed)
     if pretrained is not None:
         words, vectors = pretrained
@@ -123,7 +127,7 @@ def train_model(args, run_plan, reporter, initial_tree, dictionary, corpus, pret
     w_out = np.zeros((rows, args.dim), dtype=np.float32)
     model = Model(args, dictionary, tree, w_in, w_out,
                   scoring=SCORING_MEAN if args.scoring == SCORING_MEAN else "", plan=run_plan)
-    session = Session(model, corpus, reporter, run_plan)
+    session = Session(model, corpus, reporter, run_plan, weights)
     session.run()
     if session.rebuilds:
         train_s = time.monotonic() - session.start_time
