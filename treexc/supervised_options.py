@@ -24,7 +24,8 @@ AUTO, LINEAR, EMBEDDING = "auto", "linear", "embedding"
 FAMILIES = (AUTO, LINEAR, EMBEDDING)
 # Args fields the linear family reads too (same name, same meaning)
 SHARED = ("input", "output", "wordNgrams", "minCount", "minCountLabel", "bucket", "label",
-          "thread", "verbose", "cache", "seed", "arity", "tree", "treeUpdates")
+          "thread", "verbose", "cache", "seed", "arity", "tree", "treeUpdates",
+          "labelWeights", "weightBalanced")
 # Args fields that leave -model auto's choice alone, though only the embedding
 # model has them (the linear family refuses them with one line)
 NEUTRAL = ("checkpoint", "resume")

@@ -49,7 +49,8 @@ def _dual(solver, x, y, indptr, indices, data, C):
     state = np.array([12345], dtype=np.uint64)
     lines = np.arange(len(y), dtype=np.int64)
     xnorm2 = (xf * xf).sum(axis=1)
-    solver(lines, y, xnorm2, indptr, indices, data, C, 20000, 1e-9, w, state)
+    cost = np.broadcast_to(np.asarray(C, dtype=np.float64), y.shape).copy()
+    solver(lines, y, xnorm2, indptr, indices, data, cost, 20000, 1e-9, w, state)
     return w, xf
 
 
@@ -87,7 +88,7 @@ def test_train_node_prunes_and_stores_feature_major():
     lines = np.arange(n, dtype=np.int64)
     cols, entry_off, slots, vals, _ = sk.train_node(
         lines, positive, filled, indptr, indices, data, 1.0, sk.SOLVER_SVM, 20000, 1e-9,
-        0.3, 7, w, column_slot)
+        0.3, 7, w, column_slot, np.zeros((0, 0)))
     assert (w == 0).all() and (column_slot == -1).all()  # scratch handed back clean
     assert (np.diff(cols) > 0).all() and entry_off[-1] == len(slots) == len(vals)
     assert set(slots.tolist()) <= {0, 2}
@@ -99,3 +100,73 @@ def test_train_node_prunes_and_stores_feature_major():
                for q in range(entry_off[e], entry_off[e + 1]) if slots[q] == slot}
         assert got.keys() == expect.keys()
         assert np.allclose([got[c] for c in expect], list(expect.values()), atol=1e-4)
+
+
+def _svm_weighted(x, y, cost):
+    def gh(w):
+        margin = 1.0 - y * (x @ w)
+        active = margin > 0
+        xa, ca = x[active], cost[active]
+        g = w - 2.0 * (xa * (ca * margin[active] * y[active])[:, None]).sum(axis=0)
+        return g, np.eye(len(w)) + 2.0 * (xa.T * ca) @ xa
+    return gh
+
+
+def _lr_weighted(x, y, cost):
+    def gh(w):
+        s = 1.0 / (1.0 + np.exp(y * (x @ w)))
+        g = w - (x * (cost * y * s)[:, None]).sum(axis=0)
+        return g, np.eye(len(w)) + (x.T * (cost * s * (1 - s))) @ x
+    return gh
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+@pytest.mark.parametrize("solver,primal,tol", [(sk.solve_svm, _svm_weighted, 1e-5),
+                                               (sk.solve_lr, _lr_weighted, 1e-4)])
+def test_per_line_costs_reach_the_weighted_primal_optimum(seed, solver, primal, tol):
+    # C_i = C * w_i: the dual's box bound per line is the primal's loss of line i times w_i
+    x, y, indptr, indices, data = _problem(seed)
+    cost = 0.7 * np.random.default_rng(seed + 10).choice([0.2, 1.0, 5.0], size=len(y))
+    w, xf = _dual(solver, x, y, indptr, indices, data, cost)
+    best = _newton(primal(xf, y, cost), x.shape[1])
+    assert np.allclose(w, best, atol=tol)
+    unweighted, _ = _dual(solver, x, y, indptr, indices, data, 0.7)
+    assert not np.allclose(w, unweighted, atol=100 * tol)  # the weights changed the optimum
+
+
+@pytest.mark.parametrize("solver", [sk.solve_svm, sk.solve_lr])
+def test_a_line_of_weight_two_is_the_line_twice(solver):
+    x, y, indptr, indices, data = _problem(4, n=30, d=4)
+    twice = np.concatenate([np.arange(len(y)), [0, 5, 9]])
+    x2, y2 = x[twice], y[twice]
+    d = x.shape[1]
+    indptr2 = np.arange(0, len(y2) * d + 1, d, dtype=np.int64)
+    indices2 = np.tile(np.arange(d, dtype=np.int32), len(y2))
+    w_dup, _ = _dual(solver, x2, y2, indptr2, indices2, x2.ravel().astype(np.float32), 1.0)
+    cost = np.ones(len(y))
+    cost[[0, 5, 9]] = 2.0
+    w_weighted, _ = _dual(solver, x, y, indptr, indices, data, cost)
+    assert np.allclose(w_dup, w_weighted, atol=1e-4)
+
+
+def test_train_node_takes_each_lines_weight_per_slot():
+    x, y, indptr, indices, data = _problem(5, n=40, d=5)
+    n, d = x.shape
+    positive = np.zeros((n, 2), dtype=np.uint8)
+    positive[:, 0] = y > 0
+    positive[:, 1] = y < 0
+    filled = np.ones(2, dtype=np.uint8)
+    lines = np.arange(n, dtype=np.int64)
+    line_weight = np.random.default_rng(1).choice([0.5, 1.0, 3.0], size=(n, 2))
+    cols, entry_off, slots, vals, _ = sk.train_node(
+        lines, positive, filled, indptr, indices, data, 2.0, sk.SOLVER_SVM, 20000, 1e-9,
+        0.0, 7, np.zeros(d), np.full(d, -1, dtype=np.int32), line_weight)
+    xf = data.astype(np.float64).reshape(x.shape)
+    for slot, labels in ((0, y), (1, -y)):
+        full = _newton(_svm_weighted(xf, labels, 2.0 * line_weight[:, slot]), d)
+        got = np.zeros(d)
+        for e in range(len(cols)):
+            for q in range(entry_off[e], entry_off[e + 1]):
+                if slots[q] == slot:
+                    got[cols[e]] = vals[q]
+        assert np.allclose(got, full, atol=1e-4)

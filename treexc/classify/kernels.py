@@ -77,7 +77,7 @@ def train_thread(thread, feat_off, feats, label_off, labels, ntokens,
                  w_in, w_out, loss_kind, children, path_off, path_node, path_slot,
                  neg_cdf, neg, lr0, lr_hold, total_tokens, lr_update_rate,
                  progress, stop_at, control, loss_sum, loss_n, cursor, shuffled, order_key,
-                 rng_state, collect, stats_p, stats_n):
+                 rng_state, collect, stats_p, stats_n, label_weight):
     """Train on lines from position ``cursor[thread]`` on until ``sum(progress)
     >= stop_at`` or ``control[0]`` is set.  In the file's order
     (``shuffled`` false) position ``i`` is line ``i``, cycling through the
@@ -89,6 +89,14 @@ def train_thread(thread, feat_off, feats, label_off, labels, ntokens,
     of ``2 * dim`` integers per example (words/sec on cooking unchanged at
     -thread 1 and 2).  A line whose offsets or ids are out of range
     (:func:`line_is_sane`) sets ``control[0] = BAD_CORPUS``.
+
+    ``label_weight``: one weight a label (float64), or empty: none.  A
+    weight scales the example's loss, so the SGD step of each of its terms
+    is taken at the rate times the weight (exactly the weighted gradient):
+    for the drawn-label losses (tree softmax, ns) every term at the drawn
+    label's weight; for ova a label's term at its own weight where the
+    line has it, else at the line's largest label weight; for a PLT
+    ``loss.plt`` (the same rule over the tree's nodes).
 
     The learning rate follows global progress ``x = sum(progress) /
     total_tokens``: constant ``lr0`` while ``x < lr_hold``, then decaying
@@ -107,6 +115,8 @@ def train_thread(thread, feat_off, feats, label_off, labels, ntokens,
     node_index = np.zeros(n_nodes, dtype=np.int64)
     node_list = np.zeros(n_nodes, dtype=np.int64)
     node_probs = np.zeros((n_nodes, children.shape[1]), dtype=np.float64)
+    weighted = len(label_weight) > 0
+    node_weight = np.zeros(n_nodes if weighted else 0, dtype=np.float64)
     position = cursor[thread]
     half = half_bits(n_lines)
     local_tokens = 0
@@ -145,10 +155,16 @@ def train_thread(thread, feat_off, feats, label_off, labels, ntokens,
             grad[:] = 0.0
             loss = 0.0
             if loss_kind == KERNEL_OVA:
+                line_weight = 0.0  # the line's largest label weight (weighted only)
                 for k in range(l0, l1):
                     positive[labels[k]] = True
+                    if weighted:
+                        line_weight = max(line_weight, label_weight[labels[k]])
                 for label in range(n_labels):
-                    loss += binary_logistic(w_out, label, hidden, grad, positive[label], lr)
+                    rate = lr
+                    if weighted:
+                        rate = lr * (label_weight[label] if positive[label] else line_weight)
+                    loss += binary_logistic(w_out, label, hidden, grad, positive[label], rate)
                 for k in range(l0, l1):
                     positive[labels[k]] = False
             elif loss_kind == KERNEL_PLT:
@@ -156,22 +172,23 @@ def train_thread(thread, feat_off, feats, label_off, labels, ntokens,
                 loss = plt_gradient(w_out, children, path_off, path_node, path_slot, labels,
                                     l0, l1, hidden, -lr, grad, w_out, positive, node_index,
                                     node_list, node_probs, loss, collect, stats_p[thread],
-                                    stats_n[thread])
+                                    stats_n[thread], label_weight, node_weight)
             else:
                 # one label of a multi-label line, uniformly at random (fastText)
                 target = labels[l0 + next_random(rng_state, thread) % (l1 - l0)]
+                rate = lr * label_weight[target] if weighted else lr
                 if loss_kind == KERNEL_NS:
-                    loss += binary_logistic(w_out, target, hidden, grad, True, lr)
+                    loss += binary_logistic(w_out, target, hidden, grad, True, rate)
                     if n_labels > 1:
                         for _ in range(neg):
                             other = target
                             while other == target:
                                 other = sample_negative(neg_cdf, rng_state, thread)
-                            loss += binary_logistic(w_out, other, hidden, grad, False, lr)
+                            loss += binary_logistic(w_out, other, hidden, grad, False, rate)
                 else:
                     # SGD in place on the path's rows (loss.tree_softmax)
                     loss = path_gradient(w_out, children, path_off, path_node, path_slot,
-                                         target, hidden, -lr, grad, w_out, probs, loss,
+                                         target, hidden, -rate, grad, w_out, probs, loss,
                                          collect, stats_p[thread], stats_n[thread])
             if not all_finite(grad):
                 control[0] = DIVERGED

@@ -25,6 +25,7 @@ from ..options import (
     option,
     options_from_flags,
 )
+from ..weight_options import LABEL_WEIGHTS_OPTION, WEIGHT_BALANCED_OPTION, check_weight_flags
 from .plan_rules import (
     AUTO_PLT_MIN_LABELS_PER_LINE,
     AUTO_SOFTMAX_MAX_LABELS,
@@ -145,6 +146,9 @@ class Args:
                           "auto (mean for -loss tree on such labels, up to "
                           f"{SCORING_MEAN_MAX_LABELS:,} of them, else tree)",
                           saved=False, choices=("auto", "tree", SCORING_MEAN))
+    # label weights (treexc's own; text/label_weights.py, docs/weights.md)
+    labelWeights: str = LABEL_WEIGHTS_OPTION()
+    weightBalanced: bool = WEIGHT_BALANCED_OPTION()
 
 
 
@@ -291,6 +295,7 @@ def validate(args):
     if args.scoring == SCORING_MEAN and args.loss != AUTO and not loss(args.loss).tree_softmax:
         bad("scoring", args.scoring, f"-loss {args.loss} is not a tree softmax (-loss tree, "
             "hs or softmax)")
+    check_weight_flags(args)
     if not args.label:
         bad("label", repr(args.label), "the label prefix must not be empty")
     if any(c.isspace() for c in args.label):

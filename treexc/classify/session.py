@@ -31,11 +31,15 @@ from .options import SHUFFLED
 class Session:
     """One training run: shared counters, threads, phases, reporting."""
 
-    def __init__(self, model, corpus, reporter, plan=None):
+    def __init__(self, model, corpus, reporter, plan=None, label_weight=None):
         """``plan`` (``classify/plan.py``): whether and how the tree is
         learned and the rate's schedule; None: a fixed tree, fastText's
-        schedule (a quantised model's retraining, a pre-run)."""
+        schedule (a quantised model's retraining, a pre-run).
+        ``label_weight``: one weight a label (``text/label_weights``), or
+        None: every example weighs 1."""
         self.model = model
+        self.label_weight = np.ascontiguousarray(
+            np.zeros(0) if label_weight is None else label_weight, dtype=np.float64)
         self.corpus = corpus
         self.reporter = reporter
         args = model.args
@@ -128,7 +132,7 @@ class Session:
                 self.args.neg, self.args.lr, self.lr_hold, self.total_tokens,
                 self.lr_update_rate, self.progress, limit, self.control,
                 self.loss_sum, self.loss_n, self.cursor, shuffled, key,
-                self.rng_state, collect, stats_p, stats_n)
+                self.rng_state, collect, stats_p, stats_n, self.label_weight)
 
         def work(t):
             if self.windows is None:

@@ -17,6 +17,7 @@ from ..io.vectors import read_vec
 from ..loss.registry import KERNEL_NS, loss
 from ..runtime import SilentReporter, check_weights_in_range
 from ..text.label_lines import count_with_label_lines
+from ..text.label_weights import label_weights
 from ..text.token_cache import training_corpus
 from ..trees.builders import build_tree
 from ..trees.capacity import CLASSIFIER_FLAGS, fit_depth
@@ -95,6 +96,7 @@ def train_on_corpus(args, reporter, initial_tree, dictionary, corpus, pretrained
     planned = run_plan.args(args)
     refuse_needless_negatives(planned, dictionary.nlabels)
     memory.refuse_oversized(supervised_parts(planned, dictionary.nwords, dictionary.nlabels))
+    weights = label_weights(args, dictionary.labels(), corpus.label_off, corpus.labels)
     halvings = run_plan.halvings.value
     resumed_lr = resumed_rate(planned)  # a checkpoint of a run whose rate was halved
     for halving in range(halvings + 1):
@@ -104,7 +106,7 @@ def train_on_corpus(args, reporter, initial_tree, dictionary, corpus, pretrained
             if skip and halving < halvings:
                 raise TrainingDiverged("diverged in the checkpointed run")
             return train_model(planned, run_plan, reporter, initial_tree, dictionary, corpus,
-                               pretrained, start)
+                               pretrained, start, weights)
         except TrainingDiverged:
             if halving == halvings:
                 raise
@@ -119,9 +121,10 @@ def train_on_corpus(args, reporter, initial_tree, dictionary, corpus, pretrained
 
 
 def train_model(args, run_plan, reporter, initial_tree, dictionary, corpus, pretrained,
-                start=None):
+                start=None, weights=None):
     """One training run of ``args`` (the planned options) at ``args.lr``,
-    from new weights or from ``start``'s (continued training)."""
+    from new weights or from ``start``'s (continued training); ``weights``:
+    the labels' (``text/label_weights``), or None."""
     if start is not None:
         w_in, tree, w_out = start.weights(args, run_plan)
     else:
@@ -129,7 +132,7 @@ def train_model(args, run_plan, reporter, initial_tree, dictionary, corpus, pret
                                         pretrained)
     model = Model(args, dictionary, tree, w_in, w_out,
                   scoring=SCORING_MEAN if args.scoring == SCORING_MEAN else "", plan=run_plan)
-    session = Session(model, corpus, reporter, run_plan)
+    session = Session(model, corpus, reporter, run_plan, weights)
     session.run()
     if session.rebuilds:
         train_s = time.monotonic() - session.start_time

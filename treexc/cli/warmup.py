@@ -101,6 +101,8 @@ _LINEAR = [
     ["supervised", "-input", "{labelled}", "-output", "{out}/linear_lr", "-solver", "lr",
      "-scorer", "sigmoid", *_LINEAR_TREE],
     ["supervised", "-input", "{sparse}", "-output", "{out}/linear_sparse", *_LINEAR_TREE],
+    ["supervised", "-input", "{multi}", "-output", "{out}/linear_weighted", "-weightBalanced",
+     *_LINEAR_TREE],
     ["test", "{out}/linear.bin", "{labelled}", "2", "-metrics", "ndcg,psp"],
     ["test", "{out}/linear_multi.bin", "{multi}", "3", "0.1"],
     ["test", "{out}/linear_sparse.bin", "{sparse}", "2"],

@@ -28,6 +28,7 @@ class SparseRows:
     n_cols: int             # columns, the bias column included
     label_off: np.ndarray   # int64 (n + 1,)
     labels: np.ndarray      # int32
+    label_weight: np.ndarray = None  # float64 a label (text/label_weights), or None
 
     @property
     def n_rows(self):

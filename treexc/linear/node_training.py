@@ -53,6 +53,7 @@ def train_nodes(tree, rows, args, nodes=None, kept=None):
     solver = SOLVERS.index(args.solver)
     control = np.zeros(1, dtype=np.int64)
     passes = [0]
+    no_weights = np.zeros((0, 0), dtype=np.float64)  # rows.label_weight None: all weigh 1
 
     def work(_):
         w = np.zeros(rows.n_cols, dtype=np.float64)
@@ -67,9 +68,13 @@ def train_nodes(tree, rows, args, nodes=None, kept=None):
                                          tree.path_node, tree.path_slot, n, depth[n],
                                          tree.arity)
             filled = (tree.children[n] >= 0).astype(np.uint8)
+            line_weight = no_weights if rows.label_weight is None else tk.node_costs(
+                lines, rows.label_off, rows.labels, tree.path_off, tree.path_node,
+                tree.path_slot, n, depth[n], tree.arity, rows.label_weight)
             *weights, made = sk.train_node(lines, positive, filled, rows.indptr, rows.indices,
                                            rows.data, args.C, solver, args.maxIter, args.eps,
-                                           args.prune, args.seed * 1000003 + n, w, column_slot)
+                                           args.prune, args.seed * 1000003 + n, w, column_slot,
+                                           line_weight)
             results[n] = weights
             with lock:
                 passes[0] += made

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from ..errors import TreexcError
 from ..options import bad_option, check_fields, option, options_from_flags
+from ..weight_options import LABEL_WEIGHTS_OPTION, WEIGHT_BALANCED_OPTION, check_weight_flags
 
 SOLVERS = ("svm", "lr")  # L2-loss SVM dual, or logistic regression dual
 SCORERS = ("l3hinge", "sigmoid")
@@ -67,6 +68,8 @@ class LinearArgs:
                          "along its path", choices=SCORERS)
     ensemble: int = option(1, "trees trained with different seeds, their scores averaged",
                            at_least=1, at_most=64)
+    labelWeights: str = LABEL_WEIGHTS_OPTION()
+    weightBalanced: bool = WEIGHT_BALANCED_OPTION()
 
     # encoding options the token cache reads that this family keeps fixed
     minn = 0
@@ -83,6 +86,7 @@ def make_linear_args(**flags):
     """LinearArgs from keyword flags, checked."""
     args = options_from_flags(LinearArgs, flags)
     check_fields(args)
+    check_weight_flags(args)
     if args.wordNgrams > 1 and args.bucket < 1:
         bad_option("bucket", args.bucket, "must be >= 1 when word n-grams are used")
     if not args.label or any(c.isspace() for c in args.label):

@@ -12,6 +12,12 @@ coordinate descent (Hsieh et al. 2008, LIBLINEAR):
   w.x))``; the dual's coordinate step is a few Newton steps on one
   variable kept inside ``(0, C)`` (Yu, Huang & Lin 2011).
 
+The cost is per line: ``C_i = C * w_i``, ``w_i`` the line's label weight
+at the slot (``teacher_kernels.node_costs``; 1 without label weights), so
+the primal's loss term of line ``i`` is scaled by ``w_i``; in the dual it
+is the box bound of ``alpha_i`` (``[0, C_i]`` for LR) and the SVM's
+diagonal ``1 / (2 C_i)``, as LIBLINEAR's per-instance weights.
+
 Weights below ``prune`` in magnitude are dropped (the bias is kept), and
 the node's weights are returned feature-major: its sorted feature
 columns, and per column the slots and weights, which is what prediction
@@ -62,15 +68,16 @@ def _axpy(w, a, indptr, indices, data, i):
 
 
 @njit(cache=True, nogil=True)
-def solve_svm(lines, y, xnorm2, indptr, indices, data, C, max_iter, eps, w, state):
-    """L2-loss SVM dual CD on the rows ``lines`` (labels ``y`` = +-1) into
-    ``w`` (zero on entry, indexed by column), with LIBLINEAR's shrinking
+def solve_svm(lines, y, xnorm2, indptr, indices, data, cost, max_iter, eps, w, state):
+    """L2-loss SVM dual CD on the rows ``lines`` (labels ``y`` = +-1, costs
+    ``cost``: each line's ``C_i``) into ``w`` (zero on entry, indexed by
+    column), with LIBLINEAR's shrinking
     (a variable at its bound whose gradient points outwards beyond the
     last pass's range leaves the active set until the end); returns the
     passes made."""
     n = len(lines)
     alpha = np.zeros(n, dtype=np.float64)
-    diag = 0.5 / C
+    diag = 0.5 / cost
     order = np.arange(n)
     active = n
     pg_max_old, pg_min_old = np.inf, -np.inf
@@ -82,7 +89,7 @@ def solve_svm(lines, y, xnorm2, indptr, indices, data, C, max_iter, eps, w, stat
         while t < active:
             s = order[t]
             i = lines[s]
-            g = y[s] * _dot(w, indptr, indices, data, i) - 1.0 + diag * alpha[s]
+            g = y[s] * _dot(w, indptr, indices, data, i) - 1.0 + diag[s] * alpha[s]
             pg = g
             if alpha[s] == 0.0:
                 if g > pg_max_old:  # at the bound and staying there: shrink
@@ -95,7 +102,7 @@ def solve_svm(lines, y, xnorm2, indptr, indices, data, C, max_iter, eps, w, stat
             pg_min = min(pg_min, pg)
             if abs(pg) > 1e-12:
                 old = alpha[s]
-                alpha[s] = max(old - g / (xnorm2[s] + diag), 0.0)
+                alpha[s] = max(old - g / (xnorm2[s] + diag[s]), 0.0)
                 _axpy(w, (alpha[s] - old) * y[s], indptr, indices, data, i)
             t += 1
         it += 1
@@ -111,11 +118,14 @@ def solve_svm(lines, y, xnorm2, indptr, indices, data, C, max_iter, eps, w, stat
 
 
 @njit(cache=True, nogil=True)
-def solve_lr(lines, y, xnorm2, indptr, indices, data, C, max_iter, eps, w, state):
-    """Logistic regression dual CD (LIBLINEAR's solver 7) into ``w``."""
+def solve_lr(lines, y, xnorm2, indptr, indices, data, cost, max_iter, eps, w, state):
+    """Logistic regression dual CD (LIBLINEAR's solver 7) into ``w``, line
+    ``s``'s variable in ``(0, cost[s])``."""
     n = len(lines)
-    alpha = np.full(n, min(0.001 * C, 1e-8))
-    comp = C - alpha  # C - alpha, kept apart for precision
+    alpha = np.empty(n, dtype=np.float64)
+    for s in range(n):
+        alpha[s] = min(0.001 * cost[s], 1e-8)
+    comp = cost - alpha  # C - alpha, kept apart for precision
     for s in range(n):
         _axpy(w, alpha[s] * y[s], indptr, indices, data, lines[s])
     order = np.arange(n)
@@ -127,6 +137,7 @@ def solve_lr(lines, y, xnorm2, indptr, indices, data, C, max_iter, eps, w, state
         for t in range(n):
             s = order[t]
             i = lines[s]
+            C = cost[s]
             a = xnorm2[s]
             b = y[s] * _dot(w, indptr, indices, data, i)
             # which of alpha and C - alpha is the variable z (the smaller one)
@@ -166,10 +177,12 @@ def solve_lr(lines, y, xnorm2, indptr, indices, data, C, max_iter, eps, w, state
 
 @njit(cache=True, nogil=True)
 def train_node(lines, positive, filled, indptr, indices, data, C, solver, max_iter, eps,
-               prune, seed, w, column_slot):
+               prune, seed, w, column_slot, line_weight):
     """The classifiers of one node: ``lines`` (ascending) reach it,
     ``positive[s, j]`` says whether line ``s`` is positive for slot ``j``,
-    ``filled[j]`` whether slot ``j`` has a child.  ``w`` (float64, zero)
+    ``filled[j]`` whether slot ``j`` has a child, ``line_weight[s, j]``
+    line ``s``'s weight in slot ``j``'s classifier (its cost ``C`` times
+    it), or an empty array: every line weighs 1.  ``w`` (float64, zero)
     and ``column_slot`` (int32, -1), as long as the columns: scratch, left
     as found.  Returns ``(cols, entry_off, slots, vals, passes)``: the
     node's columns ascending, and for column ``cols[e]`` the slots and
@@ -201,6 +214,8 @@ def train_node(lines, positive, filled, indptr, indices, data, C, solver, max_it
     kept_val = np.empty(64, dtype=np.float32)
     n_kept = 0
     y = np.empty(n, dtype=np.float64)
+    cost = np.full(n, C, dtype=np.float64)
+    weighted = line_weight.shape[0] > 0
     state = np.empty(1, dtype=np.uint64)
     passes = 0
     for j in range(n_slots):
@@ -208,12 +223,14 @@ def train_node(lines, positive, filled, indptr, indices, data, C, solver, max_it
             continue
         for s in range(n):
             y[s] = 1.0 if positive[s, j] else -1.0
+            if weighted:
+                cost[s] = C * line_weight[s, j]
         state[0] = np.uint64(seed) * np.uint64(0x9E3779B97F4A7C15) + np.uint64(2 * j + 1)
         if solver == SOLVER_LR:
-            passes += solve_lr(lines, y, xnorm2, indptr, indices, data, C, max_iter, eps,
+            passes += solve_lr(lines, y, xnorm2, indptr, indices, data, cost, max_iter, eps,
                                w, state)
         else:
-            passes += solve_svm(lines, y, xnorm2, indptr, indices, data, C, max_iter, eps,
+            passes += solve_svm(lines, y, xnorm2, indptr, indices, data, cost, max_iter, eps,
                                 w, state)
         for q in range(m):
             c = cols[q]

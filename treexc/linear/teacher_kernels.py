@@ -5,6 +5,13 @@ A node's classifiers are trained on the lines that have a label below it
 positive for the slots its labels lie below.  The labels' root-to-leaf
 paths (``trees.tree.Tree``: ``path_off``, ``path_node``, ``path_slot``)
 say both.
+
+With label weights, a line's weight in slot ``j``'s classifier
+(:func:`node_costs`) is the largest weight of its labels below slot ``j``
+where it is positive there, else the largest weight of its labels below
+the node: the rule of the embedding model's PLT (``loss/plt.py``, which
+says why the largest), so on a single-label line every classifier it
+reaches weighs its label's weight.
 """
 
 import numpy as np
@@ -57,3 +64,28 @@ def node_positives(lines, label_off, labels, path_off, path_node, path_slot, nod
             if q < path_off[lab + 1] and path_node[q] == node:
                 positive[s, path_slot[q]] = 1
     return positive
+
+
+@njit(cache=True, nogil=True)
+def node_costs(lines, label_off, labels, path_off, path_node, path_slot, node, depth, arity,
+               label_weight):
+    """``weight[s, j]``: line ``lines[s]``'s weight in slot ``j``'s
+    classifier of ``node`` (at ``depth``; module docstring)."""
+    weight = np.zeros((len(lines), arity), dtype=np.float64)
+    below = np.zeros(arity, dtype=np.bool_)
+    for s in range(len(lines)):
+        i = lines[s]
+        below[:] = False
+        largest = 0.0
+        for k in range(label_off[i], label_off[i + 1]):
+            lab = labels[k]
+            q = path_off[lab] + depth
+            if q < path_off[lab + 1] and path_node[q] == node:
+                j = path_slot[q]
+                below[j] = True
+                weight[s, j] = max(weight[s, j], label_weight[lab])
+                largest = max(largest, label_weight[lab])
+        for j in range(arity):
+            if not below[j]:
+                weight[s, j] = largest
+    return weight

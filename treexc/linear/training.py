@@ -19,6 +19,7 @@ from ..errors import TreexcError
 from ..io.sparse_format import TEXT, read_training, sniff
 from ..io.textio import display_name
 from ..runtime import SilentReporter
+from ..text.label_weights import label_weights
 from ..text.token_cache import training_corpus
 from . import kmeans_kernels as kk
 from .features import TfidfFeatures, rows_from_arrays
@@ -56,7 +57,7 @@ def train_linear_text(args, reporter=None):
         corpus.report_bare_lines(name)
         features = TfidfFeatures.fit(corpus, dictionary.nwords + dictionary.bucket,
                                      dictionary.eos_id(), args.minDf)
-        rows = features.rows(corpus)
+        rows = weighted(features.rows(corpus), dictionary.labels(), args)
     reporter.info(f"Features: {features.n_cols - 1} tf-idf columns seen in >= {args.minDf} "
                   f"lines, {len(rows.data)} nonzeros ({time.monotonic() - t0:.1f} s)")
     trees = train_trees(rows, dictionary.nlabels, args, reporter)
@@ -65,8 +66,16 @@ def train_linear_text(args, reporter=None):
 
 def train_linear_rows(rows, label_names, args, reporter=None):
     """A linear model of given sparse rows (``features.SparseRows``)."""
+    rows = weighted(rows, label_names, args)
     trees = train_trees(rows, len(label_names), args, reporter or SilentReporter())
     return LinearModel(args, trees, rows.n_cols, label_names=list(label_names))
+
+
+def weighted(rows, label_names, args):
+    """``rows`` with the label weights of ``args`` (``text/label_weights``),
+    if it asks for them."""
+    weights = label_weights(args, label_names, rows.label_off, rows.labels)
+    return rows if weights is None else replace(rows, label_weight=weights)
 
 
 def train_trees(rows, n_labels, args, reporter):

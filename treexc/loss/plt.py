@@ -23,6 +23,18 @@ the loss with respect to slot ``j``'s score is ``p_j - y_j``; it is scaled by
 update) and to row ``j`` of ``grad_w`` (times the hidden vector).  SGD in
 place: ``coef = -lr`` and ``grad_w`` the weight matrix itself.
 
+Label weights (``label_weight``, one a label, or empty: none): a child
+slot's binary term is scaled by a weight (its SGD step taken at ``coef``
+times it): a positive child's is the largest weight of the example's
+labels below it (a leaf: its label's own weight), a negative child's the
+largest weight of the example's labels below its node.  On a single-label
+line every term weighs the label's weight.  The largest, not the mean: a
+node's classifier is shared by every label below it and its error costs
+each of them, so it weighs as the weightiest of them; a mean would dilute
+a rare label's weight by its frequent co-labels at every node they share
+(the root on every line).  ``node_weight`` (internal nodes,) float64:
+scratch.
+
 Statistics for a learned PLT (``trees.learner``, AssignLabels): at path
 position ``q`` of each label of the example (every label, not one drawn),
 ``stats_p[q, :]`` += the sigmoids of that node's children and
@@ -40,7 +52,7 @@ from .kernels import node_sigmoids, safe_log
 @njit(cache=True, nogil=True, fastmath=True)
 def plt_gradient(w_out, children, path_off, path_node, path_slot, labels, l0, l1, hidden,
                  coef, grad_hidden, grad_w, label_mark, node_index, node_list, node_probs,
-                 loss, collect, stats_p, stats_n):
+                 loss, collect, stats_p, stats_n, label_weight, node_weight):
     """One PLT step for the example whose labels are ``labels[l0:l1]``
     (conventions: module docstring); returns ``loss`` plus the example's
     binary log-losses.
@@ -50,6 +62,7 @@ def plt_gradient(w_out, children, path_off, path_node, path_slot, labels, l0, l1
     (internal nodes,) int64 and ``node_probs`` (internal nodes, M) float64."""
     n_labels = len(label_mark)
     arity = children.shape[1]
+    weighted = len(label_weight) > 0
     # the positive nodes: every node on the paths of the example's labels
     n_pos = 0
     for k in range(l0, l1):
@@ -63,6 +76,11 @@ def plt_gradient(w_out, children, path_off, path_node, path_slot, labels, l0, l1
                 node_list[n_pos] = n
                 n_pos += 1
                 node_index[n] = n_pos  # position + 1: 0 means "not positive"
+                if weighted:
+                    node_weight[n_pos - 1] = 0.0
+            if weighted:
+                a = node_index[n] - 1
+                node_weight[a] = max(node_weight[a], label_weight[label])
     # every child slot of a positive node: one logistic step
     for a in range(n_pos):
         n = node_list[a]
@@ -78,7 +96,15 @@ def plt_gradient(w_out, children, path_off, path_node, path_slot, labels, l0, l1
             positive = label_mark[c] if c < n_labels else node_index[c - n_labels] > 0
             p = probs[j]
             loss -= safe_log(p if positive else 1.0 - p)
-            alpha = np.float32(coef * (p - (1.0 if positive else 0.0)))
+            scale = coef
+            if weighted:
+                if not positive:
+                    scale = coef * node_weight[a]
+                elif c < n_labels:
+                    scale = coef * label_weight[c]
+                else:
+                    scale = coef * node_weight[node_index[c - n_labels] - 1]
+            alpha = np.float32(scale * (p - (1.0 if positive else 0.0)))
             axpy(alpha, w_out[base + j], grad_hidden)
             axpy(alpha, hidden, grad_w[base + j])
     if collect:

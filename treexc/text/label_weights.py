@@ -1,0 +1,120 @@
+"""Label weights: ``-labelWeights FILE`` read and checked, ``-weightBalanced``
+computed from the training lines' labels (docs/weights.md).
+
+The result is one float64 weight per label id (the dictionary's order, or
+a sparse file's label ids), or None when neither flag is given: the
+families then train exactly as without weights.  How a weight enters each
+loss is the family's: the embedding model scales an example's rate
+(``classify/kernels``, ``loss/plt``), the linear family a line's box bound
+in its dual solver (``linear/solver_kernels``).
+
+``-weightBalanced``: with ``n_l`` the training lines carrying label ``l``
+(a label repeated on a line counts once) and ``Y_i`` the distinct labels
+of labelled line ``i`` (``N`` such lines), ``w_l = c / n_l`` with ``c``
+chosen so that the mean over the lines of a line's mean label weight is 1:
+``c = N / sum_i (1/|Y_i|) sum_{l in Y_i} 1/n_l``.  On single-label lines
+this is scikit-learn's ``class_weight='balanced'``, ``N / (K n_l)`` with
+``K`` the labels seen.
+"""
+
+import math
+
+import numpy as np
+
+from ..errors import TreexcError
+from ..io.textio import display_name, warn
+
+
+def wanted(args):
+    """Does ``args`` (either family's options) ask for label weights?"""
+    return bool(args.labelWeights) or bool(args.weightBalanced)
+
+
+def label_weights(args, names, label_off, labels):
+    """The weight of every label (float64, ``len(names)``), or None
+    without ``-labelWeights`` / ``-weightBalanced``.  ``names``: the labels
+    as the training file spells them (the prefix ``args.label`` included
+    for text, a sparse file's label names as given); ``label_off`` and
+    ``labels``: the training lines' label ids (CSR)."""
+    if args.weightBalanced:
+        return balanced_weights(label_off, labels, len(names))
+    if args.labelWeights:
+        return read_weights(args.labelWeights, names, args.label)
+    return None
+
+
+def balanced_weights(label_off, labels, n_labels):
+    """``-weightBalanced``'s weights (module docstring) of the lines
+    ``label_off``/``labels``; a label no line carries gets 1."""
+    label_off = np.asarray(label_off, dtype=np.int64)
+    labels = np.asarray(labels, dtype=np.int64)
+    per_line = np.diff(label_off)
+    line = np.repeat(np.arange(len(per_line), dtype=np.int64), per_line)
+    pairs = np.unique(line << 32 | labels)  # distinct (line, label)
+    pair_line, pair_label = pairs >> 32, pairs & 0xFFFFFFFF
+    lines_with = np.bincount(pair_label, minlength=n_labels).astype(np.float64)
+    distinct = np.bincount(pair_line, minlength=len(per_line)).astype(np.float64)
+    n_lines = int((distinct > 0).sum())
+    weights = np.ones(n_labels, dtype=np.float64)
+    if n_lines == 0:
+        return weights
+    total = float(np.sum(1.0 / (distinct[pair_line] * lines_with[pair_label])))
+    seen = lines_with > 0
+    weights[seen] = (n_lines / total) / lines_with[seen]
+    return weights
+
+
+def read_weights(path, names, prefix):
+    """``-labelWeights``: one ``label weight`` pair a line (blank lines
+    skipped), the label with or without ``prefix``; labels the file leaves
+    out weigh 1; labels no training line has are warned about once.
+    Malformed lines, weights that are not finite and > 0, and a label
+    given twice are refused with ``FILE:LINE``."""
+    name = display_name(path)
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError as e:
+        raise TreexcError(f"-labelWeights {name}: cannot read it ({e.strerror or e})") \
+            from None
+    index = {label: i for i, label in enumerate(names)}
+    weights = np.ones(len(names), dtype=np.float64)
+    given = {}
+    unknown, first_unknown = 0, None
+    for number, raw in enumerate(data.split(b"\n"), 1):
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            raise TreexcError(f"{name}:{number}: not UTF-8 text") from None
+        fields = text.split()
+        if not fields:
+            continue
+        if len(fields) != 2:
+            raise TreexcError(f"{name}:{number}: expected 'label weight', got "
+                              f"{len(fields)} field(s)")
+        label, value = fields
+        try:
+            weight = float(value)
+        except ValueError:
+            raise TreexcError(f"{name}:{number}: weight {value!r} is not a number") from None
+        if not math.isfinite(weight) or weight <= 0.0:
+            raise TreexcError(f"{name}:{number}: weight {value} must be finite and > 0")
+        i = index.get(label)
+        if i is None:  # the other spelling: with the prefix, or without it
+            other = label[len(prefix):] if label.startswith(prefix) else prefix + label
+            i = index.get(other)
+        key = label if i is None else i
+        if key in given:
+            raise TreexcError(f"{name}:{number}: label {label} given twice (first on line "
+                              f"{given[key]})")
+        given[key] = number
+        if i is None:
+            unknown += 1
+            first_unknown = first_unknown or (label, number)
+            continue
+        weights[i] = weight
+    if unknown:
+        label, number = first_unknown
+        warn(f"{name}: {unknown} label(s) no training line has, ignored (first: {label}, "
+             f"line {number})")
+    return weights
