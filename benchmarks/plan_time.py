@@ -1,7 +1,9 @@
 """The time of ``-plan`` (the counting pass with the labels a line, then the
 plan) against the counting pass alone (what training's token cache does
 first: ``TokenCounter`` over the file's pieces, then the dictionary), in one
-process, alternating, after a warm-up; prints each and their ratio.
+process, alternating, after a warm-up; prints each and their ratio, in
+wall and in CPU seconds (both single-threaded: CPU seconds are the steadier
+figure on a loaded machine).
 
     plan_time.py TRAIN [--repeat 3]
 """
@@ -33,18 +35,20 @@ def main():
     args = make_args(input=a.train)
     plan_of_input(args)  # warm: kernels loaded, file in the page cache
     counting_pass(args)
-    count_s, plan_s = [], []
+    times = {"count": [], "plan": [], "count_cpu": [], "plan_cpu": []}
     for _ in range(a.repeat):
-        t0 = time.perf_counter()
-        counting_pass(args)
-        count_s.append(time.perf_counter() - t0)
-        t0 = time.perf_counter()
-        plan_of_input(args)
-        plan_s.append(time.perf_counter() - t0)
-    c, p = statistics.median(count_s), statistics.median(plan_s)
-    print(f"counting pass: {c:.2f} s (median of {a.repeat}: {count_s})")
-    print(f"-plan:         {p:.2f} s ({plan_s})")
-    print(f"ratio: {p / c:.3f}; each run's: {[round(y / x, 3) for x, y in zip(count_s, plan_s)]}")
+        for name, run in (("count", counting_pass), ("plan", plan_of_input)):
+            t0, c0 = time.perf_counter(), time.process_time()
+            run(args)
+            times[name].append(time.perf_counter() - t0)
+            times[name + "_cpu"].append(time.process_time() - c0)
+    for kind, unit in (("", "wall s"), ("_cpu", "CPU s")):
+        count_s, plan_s = times["count" + kind], times["plan" + kind]
+        c, p = statistics.median(count_s), statistics.median(plan_s)
+        print(f"{unit}: counting pass {c:.2f} (median of {a.repeat}: "
+              f"{[round(x, 2) for x in count_s]}), -plan {p:.2f} "
+              f"({[round(x, 2) for x in plan_s]}), ratio {p / c:.3f}; each run's: "
+              f"{[round(y / x, 3) for x, y in zip(count_s, plan_s)]}")
 
 
 if __name__ == "__main__":

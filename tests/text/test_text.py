@@ -18,6 +18,7 @@ import pytest
 
 from treexc.classify.model import Model
 from treexc.classify.options import make_args
+from treexc.text import count_kernels as ck
 from treexc.text import kernels as tk
 from treexc.text import table
 from treexc.text.dictionary import build_dictionary
@@ -179,7 +180,7 @@ def test_signed_widen():
     "é é\té\n日本語日本語 日本語".encode(),
 ])
 def test_count_tokens_matches_readword(data):
-    off, length, counts, pool, n_lines, max_len = tk.count_tokens(as_u8(data), table.PROBE_SEED)
+    off, length, counts, pool, n_lines, max_len = ck.count_tokens(as_u8(data), table.PROBE_SEED)
     entries = [bytes(pool[o:o + n]) for o, n in zip(off, length)]
     tokens = ft_tokens(data)
     expected = collections.Counter(tokens)
@@ -197,7 +198,7 @@ def test_count_tokens_grows_its_arrays():
     # more distinct tokens than the initial capacity (1024 entries)
     words = [f"w{i}é" for i in range(3000)]
     data = (" ".join(words) + "\n" + " ".join(words[::7]) + "\n").encode()
-    off, length, counts, pool, n_lines, _ = tk.count_tokens(as_u8(data), table.PROBE_SEED)
+    off, length, counts, pool, n_lines, _ = ck.count_tokens(as_u8(data), table.PROBE_SEED)
     entries = [bytes(pool[o:o + n]).decode() for o, n in zip(off, length)]
     assert entries[1:] == words
     got = dict(zip(entries, counts.tolist()))

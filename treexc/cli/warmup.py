@@ -51,6 +51,7 @@ _CLASSIFIER = [
     # continued training (-inputModel): a learned tree grown by AssignLabels, a fixed one
     *(["supervised", "-input", "{multi}", "-inputModel", f"{{out}}/{name}.bin", "-output",
        f"{{out}}/{name}-continued", "-epoch", "1"] for name in ("tree", "plt")),
+    ["supervised", "-input", "{multi}", "-loss", "tree", "-plan"],  # the count with its labels
     *(["test", f"{{out}}/{name}.bin", "{labelled}", "2"]
       for name in ("flat", "tree", "hs", "ova", "ns", "mean")),
     ["test", "{out}/plt.bin", "{multi}", "3", "0.1"],
@@ -91,6 +92,7 @@ _LANGUAGE_MODEL = [
     *(["test-lm", f"{{out}}/{name}.bin", "{text}"] for name in ("lm", "lm_flat", "lm_random")),
     ["predict-next", "{out}/lm.bin", "{words}", "3"],
     ["predict-next", "{out}/lm_flat.bin", "{words}", "3"],
+    ["lm", "-input", "{text}", "-plan"],
 ]
 
 _LINEAR_TREE = ["-arity", "2", "-leafSize", "2"]  # a tree of several levels over 6 labels

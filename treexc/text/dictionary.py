@@ -16,6 +16,7 @@ import numpy as np
 
 from ..errors import TreexcError
 from ..io.textio import to_bytes, to_str, warn
+from . import count_kernels as ck
 from . import kernels as tk
 from . import table
 
@@ -234,30 +235,40 @@ def check_duplicates(entry_off, entry_len, pool):
 class TokenCounter:
     """Counts the tokens of a file given piece by piece (pieces of whole
     lines, but maybe the last), in memory bounded by its vocabulary:
-    ``counted()`` is what ``kernels.count_tokens`` gives for the whole file."""
+    ``counted()`` is what ``count_kernels.count_tokens`` gives for the whole file.
+    Given ``label_prefix`` (bytes), the same pass keeps each line's distinct
+    label entries (``label_rows``)."""
 
-    def __init__(self):
-        *self._arrays, self._state = tk.new_count_arrays(1 << 20, table.PROBE_SEED)
+    def __init__(self, label_prefix=None):
+        *self._arrays, self._state = ck.new_count_arrays(1 << 20, table.PROBE_SEED)
+        if label_prefix is None:
+            self._prefix = np.empty(0, dtype=np.uint8)
+            self._rows = np.empty((0, 4), dtype=np.int64)
+        else:
+            # a writable copy: the kernel compiled once for both kinds of count
+            self._prefix = np.frombuffer(label_prefix, dtype=np.uint8).copy()
+            self._rows = np.empty((1 << 16, 4), dtype=np.int64)
 
     def add(self, data):
-        self._arrays = list(tk.count_more(data, *self._arrays, self._state))
-
-    def table(self):
-        """``(slots, entry_hash, entry_off, entry_len, pool)``: the count's
-        hash table so far (``table.table_find`` looks a token up in it)."""
-        slots, entry_off, entry_len, entry_hash, _, pool = self._arrays
-        return slots, entry_hash, entry_off, entry_len, pool
+        *arrays, self._rows = ck.count_more(data, *self._arrays, self._state, self._prefix,
+                                            self._rows)
+        self._arrays = arrays
 
     def counted(self):
         """``(entry_off, entry_len, counts, pool)``, as count_tokens."""
         _, entry_off, entry_len, _, counts, pool = self._arrays
-        n, used = self._state[0], self._state[1]
+        n, used = self._state[ck.N_ENTRIES], self._state[ck.POOL_USED]
         return entry_off[:n], entry_len[:n], counts[:n], pool[:used]
+
+    def label_rows(self):
+        """A row ``(line, entry, tokens, words)`` per distinct label entry
+        of each line counted (``count_kernels.count_more``), in the file's order."""
+        return self._rows[:self._state[ck.N_ROWS]]
 
 
 def build_dictionary(data, args, name):
     """Count the tokens of ``data`` and keep those passing the thresholds."""
-    return dictionary_from_counts(tk.count_tokens(data, table.PROBE_SEED)[:4], args, name)
+    return dictionary_from_counts(ck.count_tokens(data, table.PROBE_SEED)[:4], args, name)
 
 
 def dictionary_from_counts(counted, args, name, labels_needed=True):

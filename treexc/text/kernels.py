@@ -1,4 +1,5 @@
-"""Numba kernels for fastText-compatible tokenisation, hashing and encoding.
+"""Numba kernels for fastText-compatible tokenisation, hashing and encoding
+(counting: ``count_kernels``).
 
 Everything here works on raw UTF-8 bytes (``uint8`` arrays) so that a 100 MB
 training file is tokenised, counted and encoded without creating one Python
@@ -24,8 +25,7 @@ from numba import njit
 
 from .. import jitstart  # noqa: F401  (keys the kernel caches on every kernel's source)
 from ..array_kernels import grown
-from .table import (bytes_equal, fnv_hash, probe_hash, signed_widen, table_find,
-                    table_insert_slot)
+from .table import bytes_equal, fnv_hash, probe_hash, signed_widen, table_find
 
 
 @njit(cache=True, nogil=True)
@@ -56,123 +56,6 @@ def next_token(buf, i):
         while end < n and not is_separator(buf[end]):
             end += 1
     return i, end
-
-
-@njit(cache=True, nogil=True)
-def _count_until_full(buf, i, slots, entry_off, entry_len, entry_hash, entry_count,
-                      pool, state):
-    """Inner loop of :func:`count_tokens`.  It never re-binds an array (that
-    would cost reference-count traffic on every token); it returns the byte
-    position at which one of the arrays needs to grow instead.  ``state`` =
-    [n_entries, pool_used, n_lines, max_len, probe seed]."""
-    n_entries, pool_used, n_lines, max_len = state[0], state[1], state[2], state[3]
-    seed = np.uint64(state[4])
-    n = len(buf)
-    while i < n:
-        start, end = next_token(buf, i)
-        if start == n:
-            i = n
-            break
-        if start == end:  # newline
-            entry_count[0] += 1
-            n_lines += 1
-            i = end + 1
-            continue
-        i = start  # where the caller resumes if an array must grow
-        h = probe_hash(buf, start, end, seed)
-        e = table_find(slots, entry_hash, entry_off, entry_len, pool, buf, start, end, h)
-        if e < 0:
-            length = end - start
-            if (n_entries == len(entry_off) or pool_used + length > len(pool)
-                    or 2 * (n_entries + 1) > len(slots)):
-                break  # the caller grows the arrays and calls again at i
-            pool[pool_used:pool_used + length] = buf[start:end]
-            e = n_entries
-            entry_off[e] = pool_used
-            entry_len[e] = length
-            entry_hash[e] = h
-            entry_count[e] = 0
-            pool_used += length
-            n_entries += 1
-            table_insert_slot(slots, h, e)
-        entry_count[e] += 1
-        max_len = max(max_len, end - start)
-        i = end
-    state[0], state[1], state[2], state[3] = n_entries, pool_used, n_lines, max_len
-    return i
-
-
-@njit(cache=True, nogil=True)
-def new_count_arrays(pool_size, seed):
-    """The arrays of an empty count (``</s>`` as entry 0), for
-    :func:`count_more`: ``(slots, entry_off, entry_len, entry_hash,
-    entry_count, pool, state)``, the table probed under ``seed``."""
-    cap = 1024
-    entry_off = np.empty(cap, dtype=np.int64)
-    entry_len = np.empty(cap, dtype=np.int32)
-    entry_hash = np.empty(cap, dtype=np.uint64)
-    entry_count = np.zeros(cap, dtype=np.int64)
-    pool = np.empty(max(64, pool_size), dtype=np.uint8)
-    slots = np.full(2048, -1, dtype=np.int32)
-    pool[:4] = eos_bytes()
-    entry_off[0] = 0
-    entry_len[0] = 4
-    entry_hash[0] = probe_hash(pool, 0, 4, seed)
-    table_insert_slot(slots, entry_hash[0], 0)
-    state = np.array([1, 4, 0, 4, np.int64(seed)], dtype=np.int64)
-    return slots, entry_off, entry_len, entry_hash, entry_count, pool, state
-
-
-@njit(cache=True, nogil=True)
-def count_more(buf, slots, entry_off, entry_len, entry_hash, entry_count, pool, state):
-    """Count the tokens of ``buf``, the next piece of a file made of whole
-    lines (but maybe the last), into the arrays of :func:`new_count_arrays`;
-    returns them, grown where they had to (``state`` is updated in place).
-    Counting a file piece by piece gives the same entries in the same order
-    as counting it whole."""
-    i = 0
-    while True:
-        i = _count_until_full(buf, i, slots, entry_off, entry_len, entry_hash,
-                              entry_count, pool, state)
-        if i >= len(buf):
-            break
-        n_entries = state[0]
-        if n_entries == len(entry_off):
-            cap = 2 * len(entry_off)
-            entry_off = grown(entry_off, cap)
-            entry_len = grown(entry_len, cap)
-            entry_hash = grown(entry_hash, cap)
-            entry_count = grown(entry_count, cap)
-        if 2 * (n_entries + 1) > len(slots):  # keep the load factor under 1/2
-            slots = np.full(2 * len(slots), -1, dtype=np.int32)
-            for k in range(n_entries):
-                table_insert_slot(slots, entry_hash[k], k)
-        token_end = i
-        while token_end < len(buf) and not is_separator(buf[token_end]):
-            token_end += 1
-        while state[1] + token_end - i > len(pool):
-            pool = grown(pool, 2 * len(pool))
-    # bytes after the last newline form a line of their own
-    if len(buf) > 0 and buf[len(buf) - 1] != 10:
-        state[2] += 1
-    return slots, entry_off, entry_len, entry_hash, entry_count, pool
-
-
-@njit(cache=True, nogil=True)
-def count_tokens(buf, seed):
-    """Count every distinct token of ``buf`` (``</s>`` for each ``\\n``),
-    the table probed under ``seed``.
-
-    Returns ``(entry_off, entry_len, entry_count, pool, n_lines, max_len)``
-    with entries in order of first occurrence; entry 0 is ``</s>``.
-    """
-    slots, entry_off, entry_len, entry_hash, entry_count, pool, state = \
-        new_count_arrays(len(buf) // 16, seed)
-    slots, entry_off, entry_len, entry_hash, entry_count, pool = count_more(
-        buf, slots, entry_off, entry_len, entry_hash, entry_count, pool, state)
-    n_entries, pool_used, n_lines, max_len = state[0], state[1], state[2], state[3]
-    return (entry_off[:n_entries].copy(), entry_len[:n_entries].copy(),
-            entry_count[:n_entries].copy(), pool[:pool_used].copy(), n_lines, max_len)
 
 
 @njit(cache=True, nogil=True, inline="always")

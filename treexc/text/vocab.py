@@ -1,7 +1,7 @@
 """Language-model vocabulary and token streams.
 
 The vocabulary is built with the classifier's tokeniser and counting
-kernel (``text_kernels.count_tokens``): the same separators, the same
+kernel (``count_kernels.count_tokens``): the same separators, the same
 ``</s>`` at each line end.  Words seen at least ``minCount`` times are kept,
 most frequent first (ties in order of first occurrence); the others become
 ``<unk>``, the last word of the vocabulary (count = the rare words'
@@ -16,7 +16,7 @@ import numpy as np
 
 from ..errors import TreexcError
 from ..io.textio import display_name, read_text
-from . import kernels as tk
+from .count_kernels import count_tokens
 from .dictionary import Dictionary
 from .kernels import encode_stream
 from .table import PROBE_SEED, build_table, find_bytes
@@ -72,7 +72,7 @@ class Vocab:
 
 def build_vocab(data, min_count, name):
     """Count the tokens of ``data`` and keep words seen ``min_count`` times."""
-    entry_off, entry_len, counts, pool, _, _ = tk.count_tokens(data, PROBE_SEED)
+    entry_off, entry_len, counts, pool, _, _ = count_tokens(data, PROBE_SEED)
     total = int(counts.sum())
     if total == 0:
         raise TreexcError(f"{name}: empty file (no tokens)")
