@@ -1,32 +1,39 @@
 #!/usr/bin/env python3
 """Warm start-up of `treexc predict model.bin -` to its first answer, and of
-the Python API's import, load_model and one predict (docs/results/startup.md).
+the Python API's import, load_model and one predict, for a model of each
+classifier family (docs/results/startup.md).
 
     .venv/bin/python benchmarks/bench_startup.py                 # 10 runs, medians
     .venv/bin/python benchmarks/bench_startup.py --runs 20 \\
         --variant before=/tmp/old --variant nopatch=,TREEXC_NUMBA_PATCH=0
 
-Trains examples/cooking.train.txt.gz once into out/cooking.bin (the flags of
-`make demo`), warms the Numba cache with one run, then times
-`printf 'x\\n' | treexc predict out/cooking.bin -` (a whole process: start,
-imports, model load, kernel loads, one answer, exit) ``--runs`` times,
-interleaved with the floors that every treexc process pays: starting Python,
-importing numpy, importing numba.  Prints medians of wall and CPU (user +
-system) seconds, and the load average: a busy machine slows everything, so
-compare rows of one run only.
+Trains examples/cooking.train.txt.gz once into out/startup-linear.bin with
+the flags of `make demo` (the default: the linear model) and once into
+out/startup-embedding.bin with the embedding model's (`-dim 50 -bucket
+200000 -wordNgrams 2 ...`), warms the Numba cache with one run, then times
+`printf 'x\\n' | treexc predict MODEL -` (a whole process: start, imports,
+model load, kernel loads, one answer, exit) and `python -c 'import treexc;
+treexc.load_model(MODEL).predict(...)'` ``--runs`` times, interleaved with
+the floors that every treexc process pays: starting Python, importing
+numpy, importing numba.  Prints medians of wall and CPU (user + system)
+seconds and of peak RSS, and the load average: a busy machine slows
+everything, so compare rows of one run only.
 
 ``--variant LABEL=DIR[,NAME=VALUE...]`` adds a treexc to time in the same
-interleaved runs: the package in DIR (e.g. an older commit unpacked with
-`git archive COMMIT treexc | tar -x -C DIR`; empty: this working tree), with
-its own model file DIR/cooking.bin, and the given environment variables.
+interleaved runs (its CLI, on the embedding model): the package in DIR
+(e.g. an older commit unpacked with `git archive COMMIT treexc | tar -x -C
+DIR`; empty: this working tree), with its own model file DIR/cooking.bin,
+and the given environment variables.
 """
 
+import json
 import os
 import statistics
 from pathlib import Path
 
 from harness import PYTHON, REPO, TREEXC, parser, run, table
 
+LINEAR_FLAGS = ["-thread", "2", "-verbose", "0"]  # make demo's
 TRAIN_FLAGS = ["-lr", "0.5", "-epoch", "25", "-wordNgrams", "2", "-dim", "50",
                "-bucket", "200000", "-thread", "2", "-verbose", "0"]
 # a treexc package from another folder (treexc.cli is a module before the
@@ -46,7 +53,33 @@ def variant(text):
     env.update(s.split("=", 1) for s in settings)
     if folder:
         return label, [PYTHON, "-c", OTHER_TREE, folder], Path(folder) / "cooking.bin", env
-    return label, [TREEXC], REPO / "out" / "cooking.bin", env
+    return label, [TREEXC], REPO / "out" / "startup-embedding.bin", env
+
+
+# the Python API's steps inside one process: CPU seconds (time.process_time)
+# of each, and the peak RSS (MiB) after it
+STEPS = """
+import json, resource, sys, time
+out = {}
+def step(name, t):
+    out[name] = (time.process_time() - t,
+                 resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
+t = time.process_time(); import numpy; step("import numpy", t)
+t = time.process_time(); import treexc; step("import treexc", t)
+t = time.process_time(); m = treexc.load_model(sys.argv[1]); step("load_model", t)
+t = time.process_time(); m.predict("how to bake bread"); step("first predict", t)
+t = time.process_time(); m.predict("how to bake bread"); step("second predict", t)
+out["numba imported"] = ("numba" in sys.modules, 0)
+print(json.dumps(out))
+"""
+
+
+def trained(treexc, model, flags, env):
+    if not model.exists():
+        model.parent.mkdir(exist_ok=True)
+        run(treexc + ["supervised", "-input", str(REPO / "examples" / "cooking.train.txt.gz"),
+                      "-output", str(model)[:-4]] + flags, env=env, capture=False)
+    return model
 
 
 def main():
@@ -55,28 +88,35 @@ def main():
     opts = p.parse_args()
 
     cases = {}
-    for label, treexc, model, env in [variant("this tree=")] + [variant(v) for v in
-                                                                 opts.variant]:
-        if not model.exists():
-            model.parent.mkdir(exist_ok=True)
-            run(treexc + ["supervised", "-input", str(REPO / "examples" / "cooking.train.txt.gz"),
-                          "-output", str(model)[:-4]] + TRAIN_FLAGS, env=env, capture=False)
+    families = [("linear", [TREEXC], REPO / "out" / "startup-linear.bin", LINEAR_FLAGS,
+                 dict(os.environ)),
+                ("embedding", [TREEXC], REPO / "out" / "startup-embedding.bin", TRAIN_FLAGS,
+                 dict(os.environ))]
+    for label, treexc, model, env in [variant(v) for v in opts.variant]:
+        families.append((label, treexc, model, TRAIN_FLAGS, env))
+    for label, treexc, model, flags, env in families:
+        model = trained(treexc, model, flags, env)
         cmd = treexc + ["predict", str(model), "-"]
         answer = run(cmd, env=env, input=b"x\n").out.decode().strip()  # also warms the cache
-        cases[f"{label}: treexc predict model.bin - ({answer})"] = (cmd, env, b"x\n")
-        if label == "this tree":  # the Python API: import, load_model, one predict
+        cases[f"{label}: treexc predict {model.name} - ({answer})"] = (cmd, env, b"x\n")
+        if label in ("linear", "embedding"):  # the Python API: import, load_model, predict
             code = (f"import treexc; print(treexc.load_model({str(model)!r})"
                     ".predict('how to bake bread'))")
+            run([PYTHON, "-c", code], env=env)
             cases[f"{label}: python -c 'import treexc; load_model; predict'"] = (
                 [PYTHON, "-c", code], env, b"")
     for name, code in (("python -c pass", "pass"), ("import numpy", "import numpy"),
                        ("import numba", "import numba")):
         cases[name] = ([PYTHON, "-c", code], dict(os.environ), b"")
     results = {name: [] for name in cases}
+    steps = {family: [] for family, *_ in families[:2]}
     for _ in range(opts.runs):
         for name, (cmd, env, stdin) in cases.items():
             r = run(cmd, env=env, input=stdin)
             results[name].append((r.wall, r.cpu, r.maxrss_mib))
+        for family, _, model, _, env in families[:2]:
+            steps[family].append(json.loads(run([PYTHON, "-c", STEPS, str(model)],
+                                                env=env).out))
     print(f"{opts.runs} runs each, interleaved; load average after: "
           f"{os.getloadavg()[0]:.1f}")
     print("\n".join(table(["command", "wall s (median)", "wall s (min)", "CPU s (median)",
@@ -84,6 +124,15 @@ def main():
         [name, f"{statistics.median(w for w, _, _ in runs):.3f}",
          f"{min(w for w, _, _ in runs):.3f}", f"{statistics.median(c for _, c, _ in runs):.3f}",
          f"{statistics.median(m for _, _, m in runs):.0f}"] for name, runs in results.items()])))
+    print("\nThe Python API step by step (medians; CPU s, peak RSS MiB after the step):\n")
+    names = list(steps["linear"][0])
+    print("\n".join(table(["step"] + [f"{family} {what}" for family in steps
+                                      for what in ("CPU s", "RSS MiB")], [
+        [name] + [cell for family in steps for cell in (
+            (f"{statistics.median(r[name][0] for r in steps[family]):.3f}",
+             f"{statistics.median(r[name][1] for r in steps[family]):.0f}")
+            if name != "numba imported" else (str(steps[family][0][name][0]), ""))]
+        for name in names])))
 
 
 if __name__ == "__main__":

@@ -88,12 +88,31 @@ def load_model(path):
     ``save_model``, or fastText's ``.bin`` of any of those: a classifier, or
     a word vector model."""
     # imported here, not above: `import treexc` loads neither numpy nor Numba
+    from .model_family import LINEAR, model_family
+
+    if model_family(path) == LINEAR:
+        # numpy alone until the kernels are worth their start and memory
+        # (linear/first_model.py): `load_model(m).predict(line)` needs no Numba
+        from .linear.first_model import load_before_kernels
+        return load_before_kernels(path, _linear_kernels(path))
     from . import jitstart
     from .supervised import load_model as load
     from .vectors.model import is_word_vector_file, load_vectors
 
     jitstart.prepare()
     return load_vectors(path) if is_word_vector_file(path) else load(path)
+
+
+def _linear_kernels(path):
+    """The loader of the kernels' model of a linear file read already."""
+    def kernel_model(first):
+        # imported here, not above: Numba only when the kernels take over
+        from . import jitstart
+        from .linear.model import load_linear
+
+        jitstart.prepare()
+        return load_linear(path, loaded=first.loaded)
+    return kernel_model
 
 
 def train_unsupervised(input, model="skipgram", **flags):

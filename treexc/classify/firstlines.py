@@ -12,11 +12,10 @@ What it mirrors, and must stay identical to:
 * :func:`load` reads the file through ``stored.read_classifier``, as
   ``classify.model.load_model`` does; the two checks done there by kernels
   (no duplicate vocabulary entry, ``trees.path_kernels.compute_paths``) are
-  written here with Python and numpy, with the same messages.
-* :meth:`FirstLines.features` is ``text.kernels.encode_lines`` for one line:
-  fastText's separators, ``</s>`` at a newline, labels skipped, FNV-1a on
-  sign-extended bytes (``text.table``), character n-grams of ``<word>``
-  counted in UTF-8 characters, word n-grams ``h * 116049371 + next``.
+  written with Python and numpy, with the same messages
+  (``text.line_features``, ``trees.tree_checks``).
+* :meth:`FirstLines.features` is ``text.kernels.encode_lines`` for one line
+  (``text.line_features.LineEncoder``).
 * :meth:`FirstLines.predict` answers as ``classify.predict_kernels``
   (``loss.topk``, ``loss.kernels.node_probabilities``, and
   ``node_sigmoids`` for a probabilistic label tree): the mean of the
@@ -35,22 +34,18 @@ seldom are (the kernels' own last float32 bits move them), so
 ``predict-prob`` mostly goes to the kernels.
 """
 
-import re
-
 import numpy as np
 
-from ..errors import TreexcError
-from ..io.textio import to_bytes, to_str
+from ..io.textio import to_str
 from ..loss.registry import KERNEL_NS, KERNEL_OVA, KERNEL_PLT, KERNEL_TREE, loss
+from ..text.line_features import LineEncoder, split_piece, vocabulary_entries
+from ..trees.tree_checks import check_paths
 from .stored import read_classifier
 
 # the kernel branches mirrored here: trees (softmax included), sigmoids,
 # and trees of sigmoids (PLT)
 MIRRORED_KERNELS = (KERNEL_TREE, KERNEL_OVA, KERNEL_NS, KERNEL_PLT)
 LOG_FLOOR = float(np.log(1e-300))  # the kernels' log(max(p, 1e-300))
-# A token is a run of bytes other than fastText's separators (a newline ends
-# the line with </s>).
-_TOKEN = re.compile(rb"[^ \n\r\t\v\f\x00]+")
 _U32 = 2.0 ** -24   # float32 unit roundoff
 _U64 = 2.0 ** -53
 _TINY = 2.0 ** -120  # room for float32 underflow, per term
@@ -58,8 +53,6 @@ _TINY = 2.0 ** -120  # room for float32 underflow, per term
 # ulps; libm and vectorised versions alike) and of a float32 exp.
 _F64_ULPS = 16 * _U64
 _F32_EXP = 8 * _U32
-_TREE_ERRORS = {2: "label {} appears twice", 4: "label {} has no leaf",
-                5: "node {} is unreachable"}  # trees.tree._TREE_ERRORS
 
 
 def _gamma(n, u):
@@ -67,67 +60,17 @@ def _gamma(n, u):
     return n * u / (1 - n * u)
 
 
-def fnv_hash(raw):
-    """fastText's 32-bit FNV-1a over sign-extended bytes (``text.table``)."""
-    h = 2166136261
-    for b in raw:
-        if b >= 128:
-            b |= 0xFFFFFF00
-        h = ((h ^ b) * 16777619) & 0xFFFFFFFF
-    return h
-
-
-def signed_widen(h):  # text.table.signed_widen
-    return h | 0xFFFFFFFF00000000 if h >= 0x80000000 else h
-
-
 def load(path, loaded=None):
     """A :class:`FirstLines` for the classifier in ``path``, checked as
     ``classify.model.load_model`` checks it (``stored.read_classifier``).
     ``loaded`` is ``modelfile.load``'s answer when the file has been read
     already."""
-    s = read_classifier(path, _entries, _check_paths, loaded)
+    s = read_classifier(path, vocabulary_entries, check_paths, loaded)
     keys, entry_ids = s.vocabulary
     labels = [to_str(key) for key in keys[s.nwords:]]
     first = FirstLines(s.args, s.nwords, entry_ids, labels, s.tree, s.w_in, s.w_out, s.loaded)
     first.scoring = s.scoring
     return first
-
-
-def _entries(pool, entry_off, entry_len):
-    """Every entry's bytes, and ``{bytes: id}``; a duplicate entry is
-    refused as ``text.dictionary.check_duplicates`` does."""
-    raw = pool.tobytes()
-    keys = [raw[o:o + n] for o, n in zip(entry_off.tolist(), entry_len.tolist())]
-    ids = dict(zip(reversed(keys), range(len(keys) - 1, -1, -1)))  # the first wins
-    if len(ids) != len(keys):
-        duplicate = next(i for i, key in enumerate(keys) if ids[key] != i)
-        raise ValueError(f"vocabulary entry {duplicate} appears twice")
-    return keys, ids
-
-
-def _check_paths(children, n_labels):
-    """The checks of ``trees.path_kernels.compute_paths`` that
-    ``contents.check_tree`` leaves to it: each label in exactly one leaf,
-    every node reachable (first failure in the kernel's scan order).
-    Returns ``children``.  Counts, not ``np.unique``: that one imports
-    ``numpy.ma`` (17 ms of a first answer)."""
-    flat = children.reshape(-1).astype(np.int64)
-    leaves = flat[(flat >= 0) & (flat < n_labels)]
-    seen = np.bincount(leaves, minlength=n_labels)
-    if (seen > 1).any():
-        first = np.full(n_labels, len(leaves))
-        np.minimum.at(first, leaves, np.arange(len(leaves)))
-        again = np.flatnonzero(first[leaves] != np.arange(len(leaves)))[0]
-        raise TreexcError("corrupt tree: " + _TREE_ERRORS[2].format(leaves[again]))
-    if len(leaves) != n_labels:
-        missing = np.flatnonzero(seen == 0)[0]
-        raise TreexcError("corrupt tree: " + _TREE_ERRORS[4].format(missing))
-    reached = np.bincount(flat[flat >= n_labels] - n_labels, minlength=len(children))
-    if np.count_nonzero(reached) != len(children) - 1:
-        missing = np.flatnonzero(reached[1:] == 0)[0] + 1
-        raise TreexcError("corrupt tree: " + _TREE_ERRORS[5].format(missing))
-    return children
 
 
 class FirstLines:
@@ -142,57 +85,18 @@ class FirstLines:
         self.loaded = loaded  # (header, arrays): the kernels' model reuses them
         self.labels = labels
         self.nlabels = len(self.labels)
-        eos = entry_ids.get(b"</s>", -1)
-        self.eos_id = eos if eos < nwords else -1
-        self.prefix = to_bytes(args.label)
+        a = args
+        self.encoder = LineEncoder(entry_ids, nwords, a.label, a.wordNgrams, a.bucket, a.minn,
+                                   a.maxn)
         self._w_out64 = None
         self.scoring = ""  # "fasttext" (a converted model): fastText's arithmetic, not mirrored
         self.kernel = loss(args.loss).kernel
         if children is not None:
             self._tree_layout()
 
-    # -- text -> features (text.kernels.encode_lines) -------------------------
     def features(self, line, has_eos):
         """Input-matrix rows of one line (bytes without its newline)."""
-        ids, nwords, bucket = self.entry_ids, self.nwords, self.args.bucket
-        feats, hashes = [], []
-        tokens = _TOKEN.findall(line) + ([None] if has_eos else [])
-        for token in tokens:
-            if token is None:  # the newline: </s>
-                e, h = self.eos_id, fnv_hash(b"</s>")
-            else:
-                e, h = ids.get(token, -1), fnv_hash(token)
-                if e >= nwords or (e < 0 and token.startswith(self.prefix)):
-                    continue  # a label, known or not
-            if e >= 0:
-                feats.append(e)
-            # fastText gives </s> no character n-grams, also spelled out
-            if self.args.maxn > 0 and token is not None and token != b"</s>":
-                feats.extend(self._char_ngrams(token))
-            hashes.append(signed_widen(h))
-        for a in range(len(hashes)):
-            hh = hashes[a]
-            for b in range(a + 1, min(len(hashes), a + self.args.wordNgrams)):
-                hh = (hh * 116049371 + hashes[b]) & 0xFFFFFFFFFFFFFFFF
-                feats.append(nwords + hh % bucket)
-        return feats
-
-    def _char_ngrams(self, token):
-        word = b"<" + token + b">"
-        n_bytes, minn, maxn = len(word), self.args.minn, self.args.maxn
-        out = []
-        for i in range(n_bytes):
-            if word[i] & 0xC0 == 0x80:  # a UTF-8 continuation byte
-                continue
-            j, n = i, 1
-            while j < n_bytes and n <= maxn:
-                j += 1
-                while j < n_bytes and word[j] & 0xC0 == 0x80:
-                    j += 1
-                if n >= minn and not (n == 1 and (i == 0 or j == n_bytes)):
-                    out.append(self.nwords + fnv_hash(word[i:j]) % self.args.bucket)
-                n += 1
-        return out
+        return self.encoder.features(line, has_eos)
 
     # -- prediction ----------------------------------------------------------
     def predict(self, piece, k, threshold, with_prob):
@@ -204,12 +108,7 @@ class FirstLines:
         if self.w_in is None:
             return None  # a quantised model (treexc quantize): the kernels decode it
         k = self.nlabels if k == -1 else min(k, self.nlabels)
-        lines = piece.split(b"\n")
-        last = lines.pop()
-        eos = [True] * len(lines)
-        if last:  # a final line without newline has no </s>
-            lines.append(last)
-            eos.append(False)
+        lines, eos = split_piece(piece)
         out_label, out_score = np.zeros((len(lines), k), np.int64), np.zeros((len(lines), k))
         out_count = np.zeros(len(lines), dtype=np.int64)
         # the kernels' log(threshold), give or take its last bits

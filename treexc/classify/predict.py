@@ -8,10 +8,9 @@ fast one gets batch throughput.
 
 The first pieces are answered without Numba (``classify/firstlines.py``):
 importing it and loading the kernels costs more than answering a few lines
-with numpy.  The kernels take over for good at the first piece of more than
-:data:`FIRST_PIECE` lines or :data:`FIRST_BYTES` bytes, once
-:data:`FIRST_LINES` lines have been answered, or at a line numpy cannot
-decide; the answers are the same either way.
+with numpy.  The kernels take over for good as ``io/first_answers.py``
+says (a big piece, or :data:`FIRST_LINES` lines answered), or at a line
+numpy cannot decide; the answers are the same either way.
 
 Every input line gets exactly one output line, whatever its bytes (see
 ``textio``): labels are printed with control characters escaped
@@ -21,15 +20,13 @@ Every input line gets exactly one output line, whatever its bytes (see
 import numpy as np
 
 from ..io.answers import format_predictions, label_names  # noqa: F401 (also used from here)
+from ..io.first_answers import FirstAnswers, piece_lines
 from ..io.textio import ByteCheck, display_name, read_line_chunks, to_bytes
 from . import firstlines
 
 # numpy answers a line in about 0.1-1 ms (a few lines cost less than the
-# kernels' 0.9 s start), the kernels in microseconds
-FIRST_PIECE = 100
+# kernels' start), the kernels in microseconds
 FIRST_LINES = 1000
-# numpy holds a Python object per token: a 50 MB line took 1.5 GB and 20 s
-FIRST_BYTES = 1 << 20
 
 
 def stream_predictions(model_path, path, k, threshold, with_prob, kernel_model):
@@ -41,13 +38,11 @@ def stream_predictions(model_path, path, k, threshold, with_prob, kernel_model):
     names = label_names(first.labels)
     check = ByteCheck()
     model = None
-    answered = 0
+    gate = FirstAnswers(FIRST_LINES)
     for _, piece in read_line_chunks(path, check):
         answer = None
         if model is None:
-            lines = piece.count(b"\n") + (not piece.endswith(b"\n"))
-            answered += lines
-            if lines <= FIRST_PIECE and len(piece) <= FIRST_BYTES and answered <= FIRST_LINES:
+            if gate.take(piece_lines(piece), len(piece)):
                 answer = first.predict(piece, k, threshold, with_prob)
             if answer is None:
                 model = kernel_model(first)

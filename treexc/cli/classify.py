@@ -158,27 +158,24 @@ def _predict(model_path, input_path, k, threshold, with_prob, dask_scheduler=Non
     from ..model_family import LINEAR, model_family
 
     check_k_threshold(k, threshold)
-    if model_family(model_path) == LINEAR:
-        from .. import jitstart
-        from ..linear.predict import stream_predictions as stream_linear
-
-        jitstart.prepare()
-        for chunk in stream_linear(load_classifier(model_path), input_path, k, threshold,
-                                   with_prob):
-            write_stdout(chunk)
-        return
-    from ..classify.predict import stream_predictions
+    linear = model_family(model_path) == LINEAR
+    if linear:
+        from ..linear.predict import stream_predictions
+    else:
+        from ..classify.predict import stream_predictions
 
     def kernel_model(first):
-        # imported here: Numba and the kernels (0.9 s) only once the input
-        # turns out big; the first lines need numpy alone (classify/firstlines.py)
+        # imported here: Numba and the kernels only once the input turns out
+        # big; the first lines need numpy alone (classify/ and linear/firstlines.py)
         from .. import jitstart
-        from ..classify.model import load_model
 
+        if linear:
+            from ..linear.model import load_linear as load
+        else:
+            from ..classify.model import load_model as load
         jitstart.prepare()
-        return load_model(model_path, loaded=first.loaded)
+        return load(model_path, loaded=first.loaded)
 
-    check_k_threshold(k, threshold)
     for chunk in stream_predictions(model_path, input_path, k, threshold, with_prob,
                                     kernel_model):
         write_stdout(chunk)

@@ -45,3 +45,15 @@ def api_lines(text):
                               "remove the newline characters")
     raw = "".join(line + "\n" for line in lines).encode("utf-8", "surrogateescape")
     return single, len(lines), np.frombuffer(raw, dtype=np.uint8)
+
+
+def api_answers(names, labels, scores, counts, single):
+    """The Python API's ``predict`` answer of the arrays ``(labels,
+    log_scores, counts)``: for each line the tuple of its label names and
+    the array of their probabilities; those of the one line of a ``str``
+    (``single``), else the two lists."""
+    out_labels = [tuple(names[j] for j in labels[i, :counts[i]]) for i in range(len(counts))]
+    out_probs = [np.exp(scores[i, :counts[i]]) for i in range(len(counts))]
+    if single:
+        return out_labels[0], out_probs[0]
+    return out_labels, out_probs

@@ -12,16 +12,18 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import TreexcError
-from ..io.answers import api_lines
+from ..io.answers import api_answers, api_lines
 from ..io.sparse_format import rows_of_piece
 from ..io.textio import read_text
 from ..meter import Meter, ranking
 from ..metrics import DEFAULT_A, DEFAULT_B, METRICS
 from ..options import default_threads
 from ..runtime import run_in_ranges
+from ..text.dictionary import Dictionary, check_duplicates
 from ..trees.tree import Tree
 from . import beam_kernels as bk
-from .features import rows_from_arrays
+from .ensemble import average_answers, ensemble_width
+from .features import TfidfFeatures, rows_from_arrays
 from .node_training import NodeWeights
 from .options import SCORERS
 from .stored import read_linear, save_linear
@@ -123,7 +125,7 @@ class LinearModel:
         if len(self.trees) == 1:
             return self._predict_tree(self.trees[0], rows, k, threshold)
         # an ensemble: each tree's scores of its best labels, averaged
-        wide = min(self.nlabels, max(4 * k, 20))
+        wide = ensemble_width(k, self.nlabels)
         answers = [self._predict_tree(t, rows, wide, 0.0) for t in self.trees]
         return average_answers(answers, n, self.nlabels, k, threshold)
 
@@ -148,15 +150,9 @@ class LinearModel:
         """fastText's ``predict``: for a string ``(labels, scores)``, for a
         list of strings the lists of both."""
         self._need_text("predict")
-        single, n_lines, data = api_lines(text)
+        single, _, data = api_lines(text)
         _, rows = self.rows_of_text(data)
-        labels, scores, counts = self.predict_rows(rows, k, threshold)
-        names = self.get_labels()
-        out_labels = [tuple(names[j] for j in labels[i, :counts[i]]) for i in range(n_lines)]
-        out_probs = [np.exp(scores[i, :counts[i]]) for i in range(n_lines)]
-        if single:
-            return out_labels[0], out_probs[0]
-        return out_labels, out_probs
+        return api_answers(self.get_labels(), *self.predict_rows(rows, k, threshold), single)
 
     def predict_corpus(self, corpus, k=1, threshold=0.0):
         """As the embedding model's: the answers for an encoded corpus."""
@@ -246,39 +242,16 @@ class LinearModel:
         save_linear(self, path)
 
 
-def average_answers(answers, n, n_labels, k, threshold):
-    """The ``k`` best labels of each line by their probabilities averaged
-    over the trees' answers (a label a tree did not answer scores 0 there)."""
-    lines, labels, probs = [], [], []
-    for lab, score, count in answers:
-        valid = np.arange(lab.shape[1])[None, :] < count[:, None]
-        lines.append(np.nonzero(valid)[0])
-        labels.append(lab[valid])
-        probs.append(np.exp(score[valid]))
-    key = np.concatenate(lines) * n_labels + np.concatenate(labels)
-    prob = np.concatenate(probs)
-    order = np.argsort(key, kind="stable")
-    key, prob = key[order], prob[order]
-    starts = np.flatnonzero(np.r_[True, key[1:] != key[:-1]])
-    total = np.add.reduceat(prob, starts) / len(answers) if len(prob) else prob
-    key = key[starts]
-    line, label = key // n_labels, key % n_labels
-    rank = np.lexsort((label, -total, line))
-    line, label, total = line[rank], label[rank], total[rank]
-    first = np.searchsorted(line, np.arange(n))
-    place = np.arange(len(line)) - first[line]
-    keep = (place < k) & (total >= threshold)
-    out_label = np.zeros((n, k), dtype=np.int64)
-    out_score = np.zeros((n, k), dtype=np.float64)
-    out_label[line[keep], place[keep]] = label[keep]
-    with np.errstate(divide="ignore"):
-        out_score[line[keep], place[keep]] = np.log(total[keep])
-    out_count = np.bincount(line[keep], minlength=n).astype(np.int64)
-    return out_label, out_score, out_count
-
-
 def load_linear(path, loaded=None):
-    """The :class:`LinearModel` in ``path`` (``stored.read_linear``)."""
-    args, trees, n_cols, dictionary, features, names = read_linear(path, loaded)
-    return LinearModel(args, [ScoredTree(t, w) for t, w in trees], n_cols, dictionary,
-                       features, names)
+    """The :class:`LinearModel` in ``path`` (``stored.read_linear``);
+    ``loaded``: ``modelfile.load``'s answer when the file has been read
+    (``linear/firstlines.py``)."""
+    s = read_linear(path, check_duplicates, Tree, loaded)
+    a = s.args
+    dictionary = features = None
+    if s.features is not None:
+        dictionary = Dictionary(*s.vocabulary, s.nwords, a.label, a.wordNgrams, a.bucket, 0, 0)
+        dictionary._table = s.table
+        features = TfidfFeatures(*s.features)
+    trees = [ScoredTree(tree, NodeWeights(*weights)) for tree, weights in s.trees]
+    return LinearModel(a, trees, s.n_cols, dictionary, features, s.names)

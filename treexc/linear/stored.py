@@ -9,18 +9,21 @@ the label names alone; ``kept`` and ``idf`` (text input); per tree ``t``
 ``t{t}.children`` (``trees.tree.Tree``) and the node weights
 ``t{t}.node_off``, ``.cols``, ``.entry_off``, ``.slots``, ``.vals``
 (``node_training.NodeWeights``).
+
+Reading imports no Numba: the checks that kernels make (the vocabulary's
+duplicates, the tree's paths) are given by the caller, so that the first
+answers of ``predict`` (``linear/firstlines.py``) read the same file with
+the same refusals before the kernels are loaded.
 """
+
+from dataclasses import dataclass
 
 import numpy as np
 
 from ..errors import TreexcError
 from ..io import contents, modelfile
 from ..options import check_fields, default_threads, option_values
-from ..text.dictionary import Dictionary, check_duplicates
 from ..io.textio import to_bytes, to_str
-from ..trees.tree import Tree
-from .features import TfidfFeatures
-from .node_training import NodeWeights
 from .options import LinearArgs
 
 MODEL_KIND = "linear"
@@ -51,21 +54,39 @@ def save_linear(model, path):
     modelfile.save(path, header, arrays)
 
 
-def read_linear(path, loaded=None):
-    """``(args, trees, n_cols, dictionary, features, label_names)`` of the
-    linear model in ``path`` (``trees``: ``(Tree, NodeWeights)`` pairs),
-    every part checked; a bad file is one ``TreexcError`` naming it."""
+@dataclass
+class StoredLinear:
+    """The checked parts of a linear model file."""
+
+    args: LinearArgs
+    n_cols: int
+    nwords: int
+    vocabulary: tuple   # (pool, entry_off, entry_len, counts)
+    table: object       # check_vocabulary's answer
+    features: tuple     # (kept, idf, n_ids, eos_id) of text input, else None
+    names: list         # the label names of given sparse input, else None
+    trees: list         # per tree (check_tree's answer, its WEIGHT_ARRAYS)
+    loaded: tuple       # modelfile.load's (header, arrays)
+
+
+def read_linear(path, check_vocabulary, check_tree, loaded=None):
+    """The :class:`StoredLinear` of the linear model in ``path``, every part
+    checked; a bad file is one ``TreexcError`` naming it.
+    ``check_vocabulary(entry_off, entry_len, pool)`` and
+    ``check_tree(children, n_labels)`` raise ``ValueError`` or
+    ``TreexcError``; their answers are kept.  ``loaded``: ``modelfile.load``'s
+    answer when the file has been read already."""
     header, arrays = loaded if loaded is not None else modelfile.load(path)
     if header.get("kind") != MODEL_KIND:
         raise TreexcError(f"{path}: not a linear model")
     try:
-        return _model(header, arrays)
+        return _model(header, arrays, check_vocabulary, check_tree)
     except (KeyError, TypeError, ValueError) as e:
         what = f"missing '{e.args[0]}'" if isinstance(e, KeyError) else str(e)
         raise TreexcError(f"{path}: corrupt linear model ({what})") from None
 
 
-def _model(header, arrays):
+def _model(header, arrays, check_vocabulary, check_tree):
     args = contents.options(LinearArgs, header["args"])
     args.thread = default_threads()  # not saved: the machine's
     try:
@@ -81,22 +102,20 @@ def _model(header, arrays):
     entry_len = contents.array(arrays, "entry_len", np.int32, 1)
     counts = contents.array(arrays, "counts", np.int64, 1)
     contents.check_entries(pool, entry_off, entry_len, counts)
-    table = check_duplicates(entry_off, entry_len, pool)
+    table = check_vocabulary(entry_off, entry_len, pool)
     n_labels = len(entry_off) - nwords
     if n_labels < 1 or n_trees < 1 or n_cols < 1:
         raise ValueError("no labels, trees or columns")
-    dictionary = features = names = None
+    features = names = None
     if header["input"] == "text":
-        dictionary = Dictionary(pool, entry_off, entry_len, counts, nwords, args.label,
-                                args.wordNgrams, args.bucket, 0, 0)
-        dictionary._table = table
         features = _features(header, arrays, n_cols, nwords + args.bucket)
     elif header["input"] == "sparse" and nwords == 0:
         names = names_of_pool(pool, entry_off, entry_len)
     else:
         raise ValueError(f"input {contents.describe(header['input'])}")
-    trees = [_scored_tree(arrays, t, n_labels, n_cols) for t in range(n_trees)]
-    return args, trees, n_cols, dictionary, features, names
+    trees = [_scored_tree(arrays, t, n_labels, n_cols, check_tree) for t in range(n_trees)]
+    return StoredLinear(args, n_cols, nwords, (pool, entry_off, entry_len, counts), table,
+                        features, names, trees, (header, arrays))
 
 
 def _features(header, arrays, n_cols, encoded_ids):
@@ -110,18 +129,19 @@ def _features(header, arrays, n_cols, encoded_ids):
     if len(kept) and (kept[0] < 0 or kept[-1] >= n_ids or (np.diff(kept) <= 0).any()):
         raise ValueError("kept ids out of range or not ascending")
     contents.check_weights("idf", idf)
-    return TfidfFeatures(np.array(kept), np.array(idf), n_ids, eos_id)
+    return np.array(kept), np.array(idf), n_ids, eos_id
 
 
-def _scored_tree(arrays, t, n_labels, n_cols):
+def _scored_tree(arrays, t, n_labels, n_cols, check_tree):
     children = contents.array(arrays, f"t{t}.children", np.int32, 2)
     contents.check_tree(children, n_labels)
-    tree = Tree(np.array(children), n_labels)
+    tree = check_tree(np.array(children), n_labels)
     parts = {name: contents.array(arrays, f"t{t}.{name}", dtype, 1)
              for name, dtype in WEIGHT_ARRAYS}
     node_off, cols, entry_off = parts["node_off"], parts["cols"], parts["entry_off"]
     slots, vals = parts["slots"], parts["vals"]
-    if len(node_off) != tree.n_internal + 1 or len(entry_off) != len(cols) + 1 \
+    n_internal, arity = children.shape
+    if len(node_off) != n_internal + 1 or len(entry_off) != len(cols) + 1 \
             or len(slots) != len(vals):
         raise ValueError(f"tree {t}: weight arrays of mismatched lengths")
     for name, off, total in (("node_off", node_off, len(cols)),
@@ -130,11 +150,15 @@ def _scored_tree(arrays, t, n_labels, n_cols):
             raise ValueError(f"tree {t}: {name} out of order or range")
     if len(cols) and (cols.min() < 0 or cols.max() >= n_cols):
         raise ValueError(f"tree {t}: a weight's column out of range")
-    if len(slots) and (slots.min() < 0 or slots.max() >= tree.arity):
+    step = np.diff(cols.astype(np.int64))
+    starts = node_off[1:-1][(node_off[1:-1] > 0) & (node_off[1:-1] < len(cols))] - 1
+    step[starts] = 1  # a node's first column follows another node's last
+    if (step <= 0).any():  # the beam's binary search needs them ascending
+        raise ValueError(f"tree {t}: a node's columns not ascending")
+    if len(slots) and (slots.min() < 0 or slots.max() >= arity):
         raise ValueError(f"tree {t}: a weight's slot out of range")
     contents.check_weights(f"t{t}.vals", vals)
-    weights = NodeWeights(*(np.array(parts[name]) for name, _ in WEIGHT_ARRAYS))
-    return tree, weights
+    return tree, tuple(np.array(parts[name]) for name, _ in WEIGHT_ARRAYS)
 
 
 def label_pool(names):

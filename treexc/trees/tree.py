@@ -28,6 +28,7 @@ import numpy as np
 
 from ..errors import TreexcError
 from . import path_kernels as tree_kernels
+from .tree_checks import TREE_ERRORS as _TREE_ERRORS
 
 
 @dataclass
@@ -63,15 +64,6 @@ class Tree:
                 if c >= self.n_labels:
                     depth[c - self.n_labels] = depth[n] + 1
         return depth
-
-
-_TREE_ERRORS = {
-    1: "node {} has a child id out of range",
-    2: "label {} appears twice",
-    3: "node {} is not in breadth-first order",
-    4: "label {} has no leaf",
-    5: "node {} is unreachable",
-}
 
 
 def compute_paths(children, n_labels):
