@@ -54,10 +54,13 @@ def main():
     p.add_argument("--only", default=",".join(CASES))
     p.add_argument("--second", default="", help="flags of the continued run alone")
     p.add_argument("--unpacked", default=harness.UNPACKED)
+    p.add_argument("--work", default="", help="folder kept between runs: the union and "
+                   "first-half models found there are reused (their times then 0)")
     opts = p.parse_args()
     unpacked = Path(opts.unpacked)
     rows = []
-    with tempfile.TemporaryDirectory(prefix="bench-continued-") as work:
+    with tempfile.TemporaryDirectory(prefix="bench-continued-") as temporary:
+        work = opts.work or temporary
         for case in opts.only.split(","):
             ds, flags = CASES[case]
             train, test = harness.split_files(ds)
@@ -71,10 +74,13 @@ def main():
             common = flags.split() + ["-thread", str(harness.THREADS), "-verbose", "0"]
             second_flags = common + opts.second.split()
             out = Path(work, case)
-            _, t_union = treexc("supervised", "-input", str(unpacked / train), "-output",
-                                f"{out}-union", *common)
-            _, t_first = treexc("supervised", "-input", str(first), "-output",
-                                f"{out}-first", *common)
+            t_union = t_first = 0
+            if not Path(f"{out}-union.bin").exists():
+                _, t_union = treexc("supervised", "-input", str(unpacked / train), "-output",
+                                    f"{out}-union", *common)
+            if not Path(f"{out}-first.bin").exists():
+                _, t_first = treexc("supervised", "-input", str(first), "-output",
+                                    f"{out}-first", *common)
             _, t_second = treexc("supervised", "-input", str(second), "-inputModel",
                                  f"{out}-first.bin", "-output", f"{out}-cont", *second_flags)
             union, half, cont = (p1(f"{out}-{m}.bin", test) for m in ("union", "first", "cont"))

@@ -11,9 +11,10 @@ output layer).
 * :func:`assigned`: a learned tree's new labels placed by AssignLabels
   (``assign_kernels.rebuild_tree``) as it places labels without
   statistics: top-down, each in the child with the fewest labels that has
-  room (by label count, depth limit and mass cap), the old labels in their
-  old slots where these still have room.  The run that follows learns the
-  tree again from its statistics, the new labels' included.
+  room (by label count and depth limit, and the mass cap if one is
+  given), the old labels in their old slots where these still have room.
+  The run that follows learns the tree again from its statistics, the new
+  labels' included.
 * :func:`grafted`: a fixed tree (Huffman, random, cluster) keeps every old
   leaf but its rarest label's, which becomes the root of a Huffman tree
   over that label and the new ones (counts of the data): new labels go
