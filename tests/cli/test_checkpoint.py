@@ -196,3 +196,10 @@ def test_a_run_of_two_threads_resumes_and_finishes(case, data):
     finished(treexc(args + ["-checkpoint", "1", "-resume"], folder))
     assert all((folder / name).stat().st_size for name in outputs)
     assert not (folder / "m.ckpt").exists()
+
+
+def test_autotune_refuses_checkpoints(data):
+    root = data("classifier")
+    one_line_error(treexc(EMBEDDING + ["-autotune-validation", "../train.txt",
+                                       "-checkpoint", "1"], root / "plain"),
+                   "-checkpoint, -resume: not with -autotune-validation")
