@@ -74,10 +74,6 @@ class SessionCheckpoint:
             "threads": session.n_threads,
         }
 
-    @property
-    def active(self):
-        return self.clock.active
-
     def target(self, stop_at):
         """Where the workers stop next: ``stop_at``, or sooner where
         :data:`io.checkpoint.EVERY_ENV` asks for checkpoints by steps."""
