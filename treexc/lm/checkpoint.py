@@ -128,6 +128,8 @@ class LMCheckpoint:
             return 0, -1
         m = s.model
         header, arrays = ckpt.load(self.path, FAMILY, self.expected)
+        # the root's extra rows (-rootRows), after the nodes' rows of W
+        rows = len(m.W) - m.tree.n_internal * m.tree.arity if m.tree is not None else 0
         try:
             for name in _MATRICES:
                 if getattr(m, name) is not None:
@@ -139,6 +141,8 @@ class LMCheckpoint:
             if m.tree is not None:
                 contents.check_tree(arrays["children"], m.tree.n_labels)
                 m.tree = Tree(np.array(arrays["children"]), m.tree.n_labels)
+                _fits_tree(m.W, m.tree, rows)
+                _fits_tree(s.acc["W"], m.tree, rows)
             if s.learner is not None:
                 s.learner.tree = m.tree
                 s.learner.rebuilds = int(header["rebuilds"])
@@ -154,6 +158,7 @@ class LMCheckpoint:
                 if m.tree is not None:
                     contents.check_tree(arrays["best_children"], m.tree.n_labels)
                     tree = Tree(np.array(arrays["best_children"]), m.tree.n_labels)
+                    _fits_tree(arrays["best_W"], tree, rows)
                 s.best_weights = (np.array(arrays["best_U"]), np.array(arrays["best_C"]),
                                   np.array(arrays["best_W"]) if tree else None, tree)
             s.last_loss = float(header["last_loss"])
@@ -181,6 +186,12 @@ class LMCheckpoint:
             s.reporter.pause()
             s.on_eval(record)
         return s.epochs_drawn, b0
+
+
+def _fits_tree(W, tree, extra):
+    """Node rows ``W`` must be ``tree``'s (and the root's ``extra`` rows)."""
+    if W.shape[0] != tree.n_internal * tree.arity + extra:
+        raise ValueError("W")
 
 
 def _fitting(arrays, name, like):
