@@ -15,8 +15,10 @@ import struct
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
+from treexc.io import modelfile
 from treexc.io.checkpoint import EVERY_ENV, KILL_ENV
 
 TREEXC = [sys.executable, "-c", "from treexc.cli.main import main; main()"]
@@ -127,11 +129,12 @@ def test_resume_refusals(case, data):
     one_line_error(treexc(resume + ["-thread", "2"], folder), "m.ckpt", "cannot resume")
     # a changed input
     train = root / "train.txt"
-    text = train.read_bytes()
+    text, before = train.read_bytes(), os.stat(train)
     train.write_bytes(text + text.splitlines(keepends=True)[0])
     one_line_error(treexc(resume, folder), "m.ckpt", "-input changed since the checkpoint")
     train.write_bytes(text)
     one_line_error(treexc(resume, folder), "m.ckpt", "-input changed")  # its time, too
+    os.utime(train, ns=(before.st_atime_ns, before.st_mtime_ns))  # the same file again
     # corrupt: a flipped byte in an array, a truncated file, a model file
     damaged = bytearray(saved)
     damaged[array_offset(saved, "U" if case == "lm" else "w_in") + 5] ^= 0xFF
@@ -141,6 +144,15 @@ def test_resume_refusals(case, data):
     one_line_error(treexc(resume, folder), "m.ckpt", "cannot resume", "truncated")
     ckpt.write_bytes(b"not a checkpoint at all")
     one_line_error(treexc(resume, folder), "m.ckpt", "cannot resume")
+    # checksums right, contents wrong: a matrix a row short, a tree's child out of range
+    ckpt.write_bytes(saved)
+    header, arrays = modelfile.load(str(ckpt))
+    weights = "U" if case == "lm" else "w_in"
+    for name, wrong in ((weights, arrays[weights][:-1]),
+                        ("children", np.full_like(arrays["children"], 10 ** 6))):
+        modelfile.save(str(ckpt), header, dict(arrays, **{name: wrong}))
+        one_line_error(treexc(resume, folder), "m.ckpt", "cannot resume",
+                       "do not fit this run")
 
 
 def array_offset(contents, name):
@@ -196,3 +208,10 @@ def test_a_run_of_two_threads_resumes_and_finishes(case, data):
     finished(treexc(args + ["-checkpoint", "1", "-resume"], folder))
     assert all((folder / name).stat().st_size for name in outputs)
     assert not (folder / "m.ckpt").exists()
+
+
+def test_autotune_refuses_checkpoints(data):
+    root = data("classifier")
+    one_line_error(treexc(EMBEDDING + ["-autotune-validation", "../train.txt",
+                                       "-checkpoint", "1"], root / "plain"),
+                   "-checkpoint, -resume: not with -autotune-validation")

@@ -20,7 +20,7 @@ import numpy as np
 
 from ..errors import TreexcError
 from ..io import checkpoint as ckpt
-from ..io import modelfile
+from ..io import contents, modelfile
 from ..trees.tree import Tree
 
 FAMILY = "embedding"
@@ -74,10 +74,6 @@ class SessionCheckpoint:
             "threads": session.n_threads,
         }
 
-    @property
-    def active(self):
-        return self.clock.active
-
     def target(self, stop_at):
         """Where the workers stop next: ``stop_at``, or sooner where
         :data:`io.checkpoint.EVERY_ENV` asks for checkpoints by steps."""
@@ -114,13 +110,22 @@ class SessionCheckpoint:
             if "children" in arrays:
                 if m.tree is None:
                     raise ValueError("children")
-                m.tree = Tree(np.array(arrays["children"]), m.tree.n_labels)
-                m.w_out = np.array(arrays["w_out"])
+                contents.check_tree(arrays["children"], m.tree.n_labels)
+                tree = Tree(np.array(arrays["children"]), m.tree.n_labels)
+                w_out = arrays["w_out"]
+                if (w_out.dtype != m.w_out.dtype or tree.arity != m.tree.arity
+                        or w_out.shape != (tree.n_internal * tree.arity, m.w_out.shape[1])):
+                    raise ValueError("w_out")
+                m.tree, m.w_out = tree, np.array(w_out)
             else:
                 _copy(arrays, "w_out", m.w_out)
             for name in ("progress", "cursor", "loss_sum", "loss_n"):
                 _copy(arrays, name, getattr(s, name))
             _copy(arrays, "rng_state", s.rng_state.view(np.int64))
+            # what indexes or counts: in range (the kernels trust them)
+            if (s.progress < 0).any() or s.progress.sum() > s.total_tokens or \
+                    (s.cursor < 0).any() or (s.cursor > s.corpus.n_lines).any():
+                raise ValueError("counters")
             rebuilds = int(header["rebuilds"])
             if s.learner is not None:
                 learner = s.learner

@@ -152,8 +152,10 @@ class Session:
             if self.corpus.source is not None:  # the token cache, written to meanwhile?
                 self.corpus.source.check_unchanged()
             self.reporter.update(self.snapshot())
+            # the workers stop at their next step (a DIVERGED or BAD_CORPUS set
+            # between the test and the store is set again by the line that set it)
             if c is not None and c.clock.due() and not self.control[0]:
-                self.control[0] = PAUSE  # the workers stop at their next step
+                self.control[0] = PAUSE
 
         c = self.checkpoint
         while True:

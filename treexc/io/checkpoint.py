@@ -93,10 +93,6 @@ class Clock:
         self.written = 0
         self.report = None  # told each checkpoint's size and time (-verbose 2)
 
-    @property
-    def active(self):
-        return self.every_s > 0 or self.every_steps > 0
-
     def due(self):
         """Has the time since the last checkpoint reached ``-checkpoint``?"""
         return self.every_s > 0 and time.monotonic() - self.last >= self.every_s

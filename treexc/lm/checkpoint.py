@@ -21,6 +21,7 @@ import numpy as np
 
 from ..errors import TreexcError
 from ..io import checkpoint as ckpt
+from ..io import contents
 from ..io.checkpoint import PAUSE
 from ..trees.tree import Tree
 
@@ -127,6 +128,8 @@ class LMCheckpoint:
             return 0, -1
         m = s.model
         header, arrays = ckpt.load(self.path, FAMILY, self.expected)
+        # the root's extra rows (-rootRows), after the nodes' rows of W
+        rows = len(m.W) - m.tree.n_internal * m.tree.arity if m.tree is not None else 0
         try:
             for name in _MATRICES:
                 if getattr(m, name) is not None:
@@ -136,7 +139,10 @@ class LMCheckpoint:
             for name in ("progress", "loss_sum", "loss_n"):
                 getattr(s, name)[...] = _fitting(arrays, name, getattr(s, name))
             if m.tree is not None:
+                contents.check_tree(arrays["children"], m.tree.n_labels)
                 m.tree = Tree(np.array(arrays["children"]), m.tree.n_labels)
+                _fits_tree(m.W, m.tree, rows)
+                _fits_tree(s.acc["W"], m.tree, rows)
             if s.learner is not None:
                 s.learner.tree = m.tree
                 s.learner.rebuilds = int(header["rebuilds"])
@@ -148,8 +154,11 @@ class LMCheckpoint:
             s.records = list(header["records"])
             if header["best"] is not None:
                 s.best = s.records[int(header["best"])]
-                tree = (Tree(np.array(arrays["best_children"]), m.tree.n_labels)
-                        if m.tree is not None else None)
+                tree = None
+                if m.tree is not None:
+                    contents.check_tree(arrays["best_children"], m.tree.n_labels)
+                    tree = Tree(np.array(arrays["best_children"]), m.tree.n_labels)
+                    _fits_tree(arrays["best_W"], tree, rows)
                 s.best_weights = (np.array(arrays["best_U"]), np.array(arrays["best_C"]),
                                   np.array(arrays["best_W"]) if tree else None, tree)
             s.last_loss = float(header["last_loss"])
@@ -159,7 +168,15 @@ class LMCheckpoint:
             s.epochs_drawn = int(header["epochs_drawn"]) - 1  # drawn again for its epoch
             b0, b1 = (int(b) for b in header["phase"])
             self.phase = (b0, b1)
-            self.starts = np.array(arrays["next_batch"], dtype=np.int64)
+            starts = np.array(arrays["next_batch"], dtype=np.int64)
+            T = s.n_threads
+            # each thread's next batch: its own, of the phase (fill_order trusts it)
+            if (len(starts) != T or (starts < b0).any() or (starts >= b1 + T).any()
+                    or ((starts - b0) % T != np.arange(T)).any()
+                    or not 0 <= b0 < b1 <= s.batches_per_epoch
+                    or (s.progress < 0).any()):
+                raise ValueError("next_batch")
+            self.starts = starts
         except (KeyError, ValueError, TypeError, IndexError, StopIteration):
             raise TreexcError(f"{self.path}: cannot resume: the checkpoint's arrays do not "
                               "fit this run (corrupt checkpoint)") from None
@@ -169,6 +186,12 @@ class LMCheckpoint:
             s.reporter.pause()
             s.on_eval(record)
         return s.epochs_drawn, b0
+
+
+def _fits_tree(W, tree, extra):
+    """Node rows ``W`` must be ``tree``'s (and the root's ``extra`` rows)."""
+    if W.shape[0] != tree.n_internal * tree.arity + extra:
+        raise ValueError("W")
 
 
 def _fitting(arrays, name, like):
