@@ -123,7 +123,7 @@ def test_saved_options_are_the_old_ones_unless_a_new_one_is_set():
                                    saved_only=True)
     assert "input" in option_values(args) and "tree" not in option_values(args)
     new = [f.name for f in dataclasses.fields(Args) if f.metadata["saved"] == IF_SET]
-    assert new == ["order", "tree", "massSlack"]
+    assert new == ["order", "tree", "massSlack", "labelWeights", "weightBalanced"]
 
 
 def test_shape_options():
