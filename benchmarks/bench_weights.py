@@ -7,6 +7,10 @@ against fastText 0.9.2 (which has no weights) in the same run.
     python benchmarks/bench_weights.py --only cooking
     python benchmarks/bench_weights.py --quick               # small slices: checks the script
 
+Rows: no weights, ``-weightBalanced``, and ``-labelWeights`` with a file
+of the balanced weights to the power 0.5 (normalised the same way),
+written here from the training file: a milder weighting.
+
 Each row is a process of its own (``bench_weights.py worker ...``): it
 trains (treexc through its command line, fastText through
 ``fasttext.train_supervised``) and scores the test split at k = 1,
@@ -38,25 +42,24 @@ FLAGS = {
 }
 QUICK_LINES = (3000, 500)
 # (row name, tool, treexc flags or fastText's loss)
+# the tempered weights of the -labelWeights rows: -weightBalanced's to this
+# power, normalised as it is (mean line weight 1), written to a file
+POWER = 0.5
+SQRT = f"-labelWeights (balanced^{POWER})"
+TREEXC_ROWS = [
+    ("treexc linear (default)", "treexc", []),
+    ("treexc linear -weightBalanced", "treexc", ["-weightBalanced"]),
+    (f"treexc linear {SQRT}", "treexc", ["-labelWeights", "TEMPERED"]),
+    ("treexc -model embedding", "treexc", ["-model", "embedding"]),
+    ("treexc -model embedding -weightBalanced", "treexc",
+     ["-model", "embedding", "-weightBalanced"]),
+    (f"treexc -model embedding {SQRT}", "treexc",
+     ["-model", "embedding", "-labelWeights", "TEMPERED"]),
+]
 ROWS = {
-    "cooking": [
-        ("treexc linear (default)", "treexc", []),
-        ("treexc linear -weightBalanced", "treexc", ["-weightBalanced"]),
-        ("treexc -model embedding", "treexc", ["-model", "embedding"]),
-        ("treexc -model embedding -weightBalanced", "treexc",
-         ["-model", "embedding", "-weightBalanced"]),
-        ("fastText ova", "fasttext", "ova"),
-        ("fastText softmax", "fasttext", "softmax"),
-    ],
-    "wn_hypernym": [
-        ("treexc linear (default)", "treexc", []),
-        ("treexc linear -weightBalanced", "treexc", ["-weightBalanced"]),
-        ("treexc -model embedding", "treexc", ["-model", "embedding"]),
-        ("treexc -model embedding -weightBalanced", "treexc",
-         ["-model", "embedding", "-weightBalanced"]),
-        ("fastText hs", "fasttext", "hs"),
-        ("fastText softmax", "fasttext", "softmax"),
-    ],
+    "cooking": [*TREEXC_ROWS, ("fastText ova", "fasttext", "ova"),
+                ("fastText softmax", "fasttext", "softmax")],
+    "wn_hypernym": [*TREEXC_ROWS, ("fastText hs", "fasttext", "hs")],
 }
 CASES = tuple(ROWS)
 
@@ -65,6 +68,27 @@ def macro_f1(gold, predicted, correct):
     """Mean of ``2 c / (p + g)`` over the labels with ``p + g > 0``."""
     scores = [2.0 * c / (p + g) for g, p, c in zip(gold, predicted, correct) if p + g > 0]
     return sum(scores) / len(scores), len(scores)
+
+
+def tempered_weights(train, out, power):
+    """A -labelWeights file: -weightBalanced's weights of ``train`` to
+    ``power``, normalised to a mean line weight of 1 (the line's mean)."""
+    import numpy as np
+
+    from treexc.text.label_weights import balanced_weights
+    ids, off, labels = {}, [0], []
+    with open(train, encoding="utf-8", errors="replace") as f:
+        for line in f:
+            labels += [ids.setdefault(w, len(ids)) for w in line.split()
+                       if w.startswith("__label__")]
+            off.append(len(labels))
+    off, labels = np.array(off), np.array(labels, dtype=np.int64)
+    w = balanced_weights(off, labels, len(ids)) ** power
+    mean = np.mean([w[np.unique(labels[a:b])].mean()
+                    for a, b in zip(off[:-1], off[1:]) if b > a])
+    with open(out, "w") as f:
+        f.writelines(f"{name} {w[i] / mean:.6g}\n" for name, i in ids.items())
+    return out
 
 
 def worker(tool, data, train, test, spec, quick):
@@ -92,7 +116,7 @@ def worker(tool, data, train, test, spec, quick):
         return {"p1": p1, "macro_f1": f1, "labels": n, "train_s": train_s, "lr": flags["lr"]}
     import treexc
     from treexc.io.textio import read_text
-    out = str(Path(test).parent / f"weights-{data}-{'_'.join(spec).replace('-', '')}")
+    out = str(Path(test).parent / f"weights-{data}-{abs(hash(tuple(spec)))}")
     cmd = [TREEXC, "supervised", "-input", train, "-output", out, "-thread", str(THREADS),
            "-verbose", "0"]
     if "embedding" in spec:  # the embedding rows share fastText's flags but the rate:
@@ -121,8 +145,11 @@ class WeightsBench(harness.Bench):
         if self.quick:
             train = harness.head(train, self.work / f"{data}.train.txt", QUICK_LINES[0])
             test = harness.head(test, self.work / f"{data}.test.txt", QUICK_LINES[1])
+        tempered = tempered_weights(train, self.work / f"{data}.weights.txt", POWER)
         rows = []
         for name, tool, spec in ROWS[data]:
+            if tool == "treexc":
+                spec = [str(tempered) if x == "TEMPERED" else x for x in spec]
             self.log(f"{data}: {name}")
             r = run([PYTHON, __file__, "worker", tool, data, str(train), str(test),
                      json.dumps(spec), "1" if self.quick else "0"])

@@ -17,10 +17,12 @@ from treexc.loss.tree_softmax import tree_all_log_probs
 from treexc.trees.builders import huffman_tree, random_tree
 
 
-def plt_terms(tree, labels):
+def plt_terms(tree, labels, weights=None):
     """The (row, target) pairs of one example's PLT update, written from the
     definition: every child slot of every node on a label's path, target 1
-    when some label of the example lies below (or is) the child."""
+    when some label of the example lies below (or is) the child.  With
+    label ``weights``, (row, target, weight) triples: the largest weight of
+    the example's labels below a positive child, else below its node."""
     K, M = tree.n_labels, tree.arity
     below = {}  # internal node -> set of labels under it
 
@@ -43,20 +45,25 @@ def plt_terms(tree, labels):
             continue  # probability 1: untrained
         for j in present:
             c = tree.children[n, j]
-            y = (c in gold) if c < K else bool(below[c - K] & gold)
-            terms.append((n * M + j, float(y)))
+            under = {int(c)} if c < K else below[c - K]
+            y = bool(under & gold)
+            if weights is None:
+                terms.append((n * M + j, float(y)))
+            else:
+                terms.append((n * M + j, float(y),
+                              max(weights[lab] for lab in (under if y else below[n]) & gold)))
     return terms
 
 
-def reference_loss(tree, w_out, hidden, labels):
+def reference_loss(tree, w_out, hidden, labels, weights=None):
     loss = 0.0
-    for row, y in plt_terms(tree, labels):
+    for row, y, *weight in plt_terms(tree, labels, weights):
         p = 1.0 / (1.0 + math.exp(-float(w_out[row] @ hidden)))
-        loss -= math.log(p if y else 1.0 - p)
+        loss -= (weight[0] if weight else 1.0) * math.log(p if y else 1.0 - p)
     return loss
 
 
-def kernel_step(tree, w_out, hidden, labels, coef, collect=False):
+def kernel_step(tree, w_out, hidden, labels, coef, collect=False, label_weight=()):
     """``plt_gradient`` on one example: (loss, hidden gradient, row
     gradients, statistics)."""
     t = tree
@@ -71,7 +78,8 @@ def kernel_step(tree, w_out, hidden, labels, coef, collect=False):
     loss = plt_gradient(w_out, t.children, t.path_off, t.path_node, t.path_slot, lab, 0,
                         len(lab), hidden, coef, grad_h, grad_w, label_mark, node_index,
                         np.zeros(n, dtype=np.int64), np.zeros((n, t.arity)), 0.0, collect,
-                        stats_p, stats_n)
+                        stats_p, stats_n, np.asarray(label_weight, dtype=np.float64),
+                        np.zeros(n))
     assert not label_mark.any() and not node_index.any()  # scratch left as found
     return loss, grad_h, grad_w, stats_p, stats_n
 
@@ -115,6 +123,38 @@ def test_plt_gradient_matches_the_definition_and_a_numeric_gradient(seed):
                 w2[row, i] -= 2 * eps
                 num = (up - reference_loss(tree, w2, h, labels)) / (2 * eps)
                 assert grad_w[row, i] == pytest.approx(num, rel=1e-4, abs=1e-6)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_weighted_plt_gradient_is_a_numeric_gradient_of_the_weighted_loss(seed):
+    rng = np.random.default_rng(seed + 10)
+    dim, eps = 4, 1e-6
+    for tree in small_trees(rng):
+        K = tree.n_labels
+        weights = rng.choice([0.3, 1.0, 2.5, 7.0], size=K)
+        w = rng.standard_normal((tree.n_internal * tree.arity, dim))
+        h = rng.standard_normal(dim)
+        labels = rng.choice(K, size=min(K, 3), replace=False).tolist()
+        loss, grad_h, grad_w, _, _ = kernel_step(tree, w, h, labels, 1.0, label_weight=weights)
+        # the loss it reports stays the unweighted one (the progress line's)
+        assert loss == pytest.approx(reference_loss(tree, w, h, labels), rel=1e-9)
+
+        def f(w2, h2):
+            return reference_loss(tree, w2, h2, labels, weights)
+
+        for i in range(dim):
+            d = np.zeros(dim)
+            d[i] = eps
+            num = (f(w, h + d) - f(w, h - d)) / (2 * eps)
+            assert grad_h[i] == pytest.approx(num, rel=1e-4, abs=1e-6)
+        for row in {row for row, *_ in plt_terms(tree, labels)}:
+            for i in range(dim):
+                w2 = w.copy()
+                w2[row, i] += eps
+                up = f(w2, h)
+                w2[row, i] -= 2 * eps
+                assert grad_w[row, i] == pytest.approx((up - f(w2, h)) / (2 * eps),
+                                                       rel=1e-4, abs=1e-6)
 
 
 def test_plt_statistics_are_the_childrens_sigmoids_on_every_labels_path():

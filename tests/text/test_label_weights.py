@@ -84,3 +84,19 @@ def test_balanced_skips_lines_without_labels():
     off, labels = _csr([[0], [], [1], [1]])
     w = balanced_weights(off, labels, 2)
     assert np.isclose((w[0] + 2 * w[1]) / 3, 1.0)
+
+
+def test_file_weights_are_normalised_to_a_mean_line_weight_of_one(tmp_path):
+    from types import SimpleNamespace
+
+    from treexc.text.label_weights import label_weights
+    off, labels = _csr([[0], [0, 1], [2], [1], [0]])
+    args = SimpleNamespace(weightBalanced=False, label="__label__",
+                           labelWeights=write(tmp_path, "a 3\nb 6\n"))
+    w = label_weights(args, NAMES, off, labels)
+    assert np.allclose(w / w[0], [1.0, 2.0, 1 / 3])  # the ratios kept (c: 1 before)
+    assert np.isclose(np.mean([w[0], (w[0] + w[1]) / 2, w[2], w[1], w[0]]), 1.0)
+    args.labelWeights = write(tmp_path, "a 1\nb 1\nc 1\n", "ones.txt")
+    assert label_weights(args, NAMES, off, labels).tolist() == [1.0, 1.0, 1.0]
+    args.labelWeights, args.weightBalanced = "", False
+    assert label_weights(args, NAMES, off, labels) is None

@@ -72,6 +72,18 @@ def sample_negative(neg_cdf, rng_state, thread):
     return searchsorted(neg_cdf, u * neg_cdf[-1], True)
 
 
+@njit(cache=True, nogil=True)
+def repetitions(weight, rng_state, thread):
+    """How many times an example of ``weight`` is trained: ``floor(weight)``,
+    plus one with probability its fractional part (mean: ``weight``)."""
+    reps = int(weight)
+    if weight > reps:
+        u = (next_random(rng_state, thread) >> 11) * (1.0 / 4503599627370496.0)  # [0, 1)
+        if u < weight - reps:
+            reps += 1
+    return reps
+
+
 @njit(cache=True, nogil=True, fastmath=True)
 def train_thread(thread, feat_off, feats, label_off, labels, ntokens,
                  w_in, w_out, loss_kind, children, path_off, path_node, path_slot,
@@ -91,12 +103,17 @@ def train_thread(thread, feat_off, feats, label_off, labels, ntokens,
     (:func:`line_is_sane`) sets ``control[0] = BAD_CORPUS``.
 
     ``label_weight``: one weight a label (float64), or empty: none.  A
-    weight scales the example's loss, so the SGD step of each of its terms
-    is taken at the rate times the weight (exactly the weighted gradient):
-    for the drawn-label losses (tree softmax, ns) every term at the drawn
-    label's weight; for ova a label's term at its own weight where the
-    line has it, else at the line's largest label weight; for a PLT
-    ``loss.plt`` (the same rule over the tree's nodes).
+    weight scales a term of the example's loss: for the drawn-label losses
+    (tree softmax, ns) every term by the drawn label's weight; for ova a
+    label's term by its own weight where the line has it, else by the
+    line's largest label weight; for a PLT ``loss.plt`` (the same rule
+    over the tree's nodes).  The example's largest term weight ``W`` is
+    not a rate ``W`` times larger (balanced weights reach 40 and more on a
+    long tail, and such steps wrecked the model: docs/results/weights.md)
+    but ``W`` steps: the example is trained ``repetitions(W)`` times
+    (mean ``W``, at the rate), each term at its weight over ``W`` times the
+    rate.  The expected update is the weighted gradient's, and no step is
+    larger than an unweighted one.
 
     The learning rate follows global progress ``x = sum(progress) /
     total_tokens``: constant ``lr0`` while ``x < lr_hold``, then decaying
@@ -143,62 +160,82 @@ def train_thread(thread, feat_off, feats, label_off, labels, ntokens,
                 position = 0
             if f1 == f0 or l1 == l0:
                 continue
-            hidden[:] = 0.0
-            for k in range(f0, f1):
-                axpy(np.float32(1.0), w_in[feats[k]], hidden)
-            inv = np.float32(1.0 / (f1 - f0))
-            for i in range(dim):
-                hidden[i] *= inv
-            if not all_finite(hidden):
-                control[0] = DIVERGED
-                break
-            grad[:] = 0.0
-            loss = 0.0
-            if loss_kind == KERNEL_OVA:
-                line_weight = 0.0  # the line's largest label weight (weighted only)
-                for k in range(l0, l1):
-                    positive[labels[k]] = True
-                    if weighted:
+            # label weights: the example trained reps times, reps drawn with mean
+            # its weight (the module docstring says why not the rate times it)
+            reps = 1
+            target = -1
+            line_weight = 1.0
+            failed = False
+            if weighted:
+                if loss_kind == KERNEL_OVA or loss_kind == KERNEL_PLT:
+                    line_weight = 0.0  # the line's largest label weight
+                    for k in range(l0, l1):
                         line_weight = max(line_weight, label_weight[labels[k]])
-                for label in range(n_labels):
-                    rate = lr
-                    if weighted:
-                        rate = lr * (label_weight[label] if positive[label] else line_weight)
-                    loss += binary_logistic(w_out, label, hidden, grad, positive[label], rate)
-                for k in range(l0, l1):
-                    positive[labels[k]] = False
-            elif loss_kind == KERNEL_PLT:
-                # every label of the line, SGD in place (loss.plt)
-                loss = plt_gradient(w_out, children, path_off, path_node, path_slot, labels,
-                                    l0, l1, hidden, -lr, grad, w_out, positive, node_index,
-                                    node_list, node_probs, loss, collect, stats_p[thread],
-                                    stats_n[thread], label_weight, node_weight)
-            else:
-                # one label of a multi-label line, uniformly at random (fastText)
-                target = labels[l0 + next_random(rng_state, thread) % (l1 - l0)]
-                rate = lr * label_weight[target] if weighted else lr
-                if loss_kind == KERNEL_NS:
-                    loss += binary_logistic(w_out, target, hidden, grad, True, rate)
-                    if n_labels > 1:
-                        for _ in range(neg):
-                            other = target
-                            while other == target:
-                                other = sample_negative(neg_cdf, rng_state, thread)
-                            loss += binary_logistic(w_out, other, hidden, grad, False, rate)
                 else:
-                    # SGD in place on the path's rows (loss.tree_softmax)
-                    loss = path_gradient(w_out, children, path_off, path_node, path_slot,
-                                         target, hidden, -rate, grad, w_out, probs, loss,
-                                         collect, stats_p[thread], stats_n[thread])
-            if not all_finite(grad):
-                control[0] = DIVERGED
+                    target = labels[l0 + next_random(rng_state, thread) % (l1 - l0)]
+                    line_weight = label_weight[target]
+                reps = repetitions(line_weight, rng_state, thread)
+            for _rep in range(reps):
+                hidden[:] = 0.0
+                for k in range(f0, f1):
+                    axpy(np.float32(1.0), w_in[feats[k]], hidden)
+                inv = np.float32(1.0 / (f1 - f0))
+                for i in range(dim):
+                    hidden[i] *= inv
+                if not all_finite(hidden):
+                    control[0] = DIVERGED
+                    failed = True
+                    break
+                grad[:] = 0.0
+                loss = 0.0
+                if loss_kind == KERNEL_OVA:
+                    for k in range(l0, l1):
+                        positive[labels[k]] = True
+                    for label in range(n_labels):
+                        rate = lr
+                        if weighted and positive[label]:
+                            rate = lr * label_weight[label] / line_weight
+                        loss += binary_logistic(w_out, label, hidden, grad, positive[label],
+                                                rate)
+                    for k in range(l0, l1):
+                        positive[labels[k]] = False
+                elif loss_kind == KERNEL_PLT:
+                    # every label of the line, SGD in place (loss.plt)
+                    loss = plt_gradient(w_out, children, path_off, path_node, path_slot,
+                                        labels, l0, l1, hidden, -lr / line_weight, grad, w_out,
+                                        positive, node_index, node_list, node_probs, loss,
+                                        collect, stats_p[thread], stats_n[thread], label_weight,
+                                        node_weight)
+                else:
+                    # one label of a multi-label line, uniformly at random (fastText)
+                    if not weighted:
+                        target = labels[l0 + next_random(rng_state, thread) % (l1 - l0)]
+                    rate = lr
+                    if loss_kind == KERNEL_NS:
+                        loss += binary_logistic(w_out, target, hidden, grad, True, rate)
+                        if n_labels > 1:
+                            for _ in range(neg):
+                                other = target
+                                while other == target:
+                                    other = sample_negative(neg_cdf, rng_state, thread)
+                                loss += binary_logistic(w_out, other, hidden, grad, False, rate)
+                    else:
+                        # SGD in place on the path's rows (loss.tree_softmax)
+                        loss = path_gradient(w_out, children, path_off, path_node, path_slot,
+                                             target, hidden, -rate, grad, w_out, probs, loss,
+                                             collect, stats_p[thread], stats_n[thread])
+                if not all_finite(grad):
+                    control[0] = DIVERGED
+                    failed = True
+                    break
+                for i in range(dim):
+                    grad[i] *= inv
+                for k in range(f0, f1):
+                    axpy(np.float32(1.0), grad, w_in[feats[k]])
+                loss_sum[thread] += loss
+                loss_n[thread] += 1
+            if failed:
                 break
-            for i in range(dim):
-                grad[i] *= inv
-            for k in range(f0, f1):
-                axpy(np.float32(1.0), grad, w_in[feats[k]])
-            loss_sum[thread] += loss
-            loss_n[thread] += 1
         progress[thread] += local_tokens
         local_tokens = 0
         done = 0

@@ -14,7 +14,8 @@ of labelled line ``i`` (``N`` such lines), ``w_l = c / n_l`` with ``c``
 chosen so that the mean over the lines of a line's mean label weight is 1:
 ``c = N / sum_i (1/|Y_i|) sum_{l in Y_i} 1/n_l``.  On single-label lines
 this is scikit-learn's ``class_weight='balanced'``, ``N / (K n_l)`` with
-``K`` the labels seen.
+``K`` the labels seen.  A ``-labelWeights`` file's weights are
+normalised the same way (:func:`normalised`): only their ratios matter.
 """
 
 import math
@@ -39,35 +40,56 @@ def label_weights(args, names, label_off, labels):
     if args.weightBalanced:
         return balanced_weights(label_off, labels, len(names))
     if args.labelWeights:
-        return read_weights(args.labelWeights, names, args.label)
+        return normalised(read_weights(args.labelWeights, names, args.label), label_off,
+                          labels)
     return None
+
+
+def _pairs(label_off, labels, n_labels):
+    """``(line of each distinct (line, label) pair, its label, the lines
+    with each label, the distinct labels of each line)``."""
+    label_off = np.asarray(label_off, dtype=np.int64)
+    per_line = np.diff(label_off)
+    line = np.repeat(np.arange(len(per_line), dtype=np.int64), per_line)
+    pairs = np.unique(line << 32 | np.asarray(labels, dtype=np.int64))
+    pair_line, pair_label = pairs >> 32, pairs & 0xFFFFFFFF
+    return (pair_line, pair_label, np.bincount(pair_label, minlength=n_labels),
+            np.bincount(pair_line, minlength=len(per_line)).astype(np.float64))
+
+
+def normalised(weights, label_off, labels):
+    """``weights`` times the constant that makes the mean, over the
+    labelled lines, of a line's mean label weight 1.  Weights are
+    relative: the embedding model's rate and the linear model's ``-C``
+    keep their meaning, and a weighted run trains about as many steps as
+    an unweighted one (``classify/kernels``)."""
+    pair_line, pair_label, _, distinct = _pairs(label_off, labels, len(weights))
+    n_lines = int((distinct > 0).sum())
+    if n_lines == 0:
+        return weights
+    mean = float(np.sum(weights[pair_label] / distinct[pair_line])) / n_lines
+    if abs(mean - 1.0) < 1e-12:  # rounding of a sum that is 1: weights of 1 stay 1
+        return weights
+    return weights / mean
 
 
 def balanced_weights(label_off, labels, n_labels):
     """``-weightBalanced``'s weights (module docstring) of the lines
     ``label_off``/``labels``; a label no line carries gets 1."""
-    label_off = np.asarray(label_off, dtype=np.int64)
-    labels = np.asarray(labels, dtype=np.int64)
-    per_line = np.diff(label_off)
-    line = np.repeat(np.arange(len(per_line), dtype=np.int64), per_line)
-    pairs = np.unique(line << 32 | labels)  # distinct (line, label)
-    pair_line, pair_label = pairs >> 32, pairs & 0xFFFFFFFF
-    lines_with = np.bincount(pair_label, minlength=n_labels).astype(np.float64)
-    distinct = np.bincount(pair_line, minlength=len(per_line)).astype(np.float64)
-    n_lines = int((distinct > 0).sum())
-    weights = np.ones(n_labels, dtype=np.float64)
-    if n_lines == 0:
-        return weights
-    total = float(np.sum(1.0 / (distinct[pair_line] * lines_with[pair_label])))
+    _, _, lines_with, _ = _pairs(label_off, labels, n_labels)
     seen = lines_with > 0
-    weights[seen] = (n_lines / total) / lines_with[seen]
+    inverse = np.ones(n_labels, dtype=np.float64)
+    inverse[seen] = 1.0 / lines_with[seen]
+    weights = normalised(inverse, label_off, labels)
+    weights[~seen] = 1.0
     return weights
 
 
 def read_weights(path, names, prefix):
     """``-labelWeights``: one ``label weight`` pair a line (blank lines
     skipped), the label with or without ``prefix``; labels the file leaves
-    out weigh 1; labels no training line has are warned about once.
+    out weigh 1 (before :func:`normalised`); labels no training line has
+    are warned about once.
     Malformed lines, weights that are not finite and > 0, and a label
     given twice are refused with ``FILE:LINE``."""
     name = display_name(path)
