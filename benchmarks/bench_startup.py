@@ -111,7 +111,7 @@ def main():
                 [PYTHON, "-c", code], env, b"")
     for name, code in (("python -c pass", "pass"), ("import numpy", "import numpy"),
                        ("import click", "import click"),
-                       ("import treexc.cli.main (click, every command's options)",
+                       ("import treexc.cli.main (click, the classifier commands' options)",
                         "import treexc.cli.main"),
                        ("import numpy, treexc.cli.main, treexc.linear.predict",
                         "import numpy, treexc.cli.main, treexc.linear.predict"),
