@@ -216,6 +216,10 @@ def test_the_api_answers_first_lines_without_the_kernels(models):
     assert other.kernel_model().note == "set" and "note" not in vars(other)
     with pytest.raises(TypeError):
         api.predict(b"bytes")
+    import pickle
+
+    again = pickle.loads(pickle.dumps(treexc.load_model(models["default"])))  # the kernels'
+    assert again.predict(texts[:5], 3)[0] == other.predict(texts[:5], 3)[0]
 
 
 SYS_MODULES = """
