@@ -7,7 +7,8 @@ classifier family (docs/results/startup.md).
     .venv/bin/python benchmarks/bench_startup.py --runs 20 \\
         --variant before=/tmp/old --variant nopatch=,TREEXC_NUMBA_PATCH=0
 
-Trains examples/cooking.train.txt.gz once into out/startup-linear.bin with
+Compiles the package's bytecode (`make demo` does), trains
+examples/cooking.train.txt.gz once into out/startup-linear.bin with
 the flags of `make demo` (the default: the linear model) and once into
 out/startup-embedding.bin with the embedding model's (`-dim 50 -bucket
 200000 -wordNgrams 2 ...`), warms the Numba cache with one run, then times
@@ -87,6 +88,9 @@ def main():
     p.add_argument("--variant", action="append", default=[], help="LABEL=DIR[,NAME=VALUE...]")
     opts = p.parse_args()
 
+    # the package's bytecode, as `make demo` leaves it (Python started with
+    # PYTHONDONTWRITEBYTECODE would compile every source at every start)
+    run([PYTHON, "-m", "compileall", "-q", str(REPO / "treexc")])
     cases = {}
     families = [("linear", [TREEXC], REPO / "out" / "startup-linear.bin", LINEAR_FLAGS,
                  dict(os.environ)),
@@ -106,6 +110,11 @@ def main():
             cases[f"{label}: python -c 'import treexc; load_model; predict'"] = (
                 [PYTHON, "-c", code], env, b"")
     for name, code in (("python -c pass", "pass"), ("import numpy", "import numpy"),
+                       ("import click", "import click"),
+                       ("import treexc.cli.main (click, the classifier commands' options)",
+                        "import treexc.cli.main"),
+                       ("import numpy, treexc.cli.main, treexc.linear.predict",
+                        "import numpy, treexc.cli.main, treexc.linear.predict"),
                        ("import numba", "import numba")):
         cases[name] = ([PYTHON, "-c", code], dict(os.environ), b"")
     results = {name: [] for name in cases}

@@ -86,3 +86,15 @@ def test_compile_clock_times_the_outermost_compilation_once(monkeypatch):
     now[0] += 4.0
     clock.on_end(None)
     assert clock.total() == 10.0
+
+
+def test_the_lazy_command_table_is_each_module_s_commands():
+    """cli/main.py imports a command's module when it is asked for, by the
+    names in LAZY_COMMANDS: they must be that module's commands."""
+    import importlib
+
+    from treexc.cli.main import LAZY_COMMANDS
+
+    for module, names in LAZY_COMMANDS.items():
+        commands = importlib.import_module(f"treexc.cli.{module}").COMMANDS
+        assert tuple(c.name for c in commands) == names

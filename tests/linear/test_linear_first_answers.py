@@ -200,14 +200,26 @@ def test_the_api_answers_first_lines_without_the_kernels(models):
     got, want = api.predict(texts[:20], 2), kernels.predict(texts[:20], 2)
     assert got[0] == want[0] and all(same(g, w) for g, w in zip(got[1], want[1]))
     assert api._model is None  # numpy answered all of it
-    got = api.predict(texts * 2, 3)  # past firstlines.FIRST_LINES: the kernels
-    assert api._model is not None and got[0] == kernels.predict(texts * 2, 3)[0]
+    many = texts * (firstlines.FIRST_LINES // len(texts) + 1)
+    got = api.predict(many, 3)  # past firstlines.FIRST_LINES: the kernels
+    assert api._model is not None and got[0] == kernels.predict(many, 3)[0]
+    one_by_one = treexc.load_model(models["ensemble"])
+    for i in range(firstlines.FIRST_LINES):
+        assert one_by_one.predict(texts[i % len(texts)], 2) is not None
+    assert one_by_one._model is None
+    got = one_by_one.predict(texts[1], 2)  # one line too many: the kernels from now on
+    want = kernels.predict(texts[1], 2)
+    assert one_by_one._model is not None and got[0] == want[0] and same(got[1], want[1])
     other = treexc.load_model(models["default"])
     assert other.get_labels() == load_linear(models["default"]).get_labels()
     other.note = "set"  # forwarded to the kernels' model
     assert other.kernel_model().note == "set" and "note" not in vars(other)
     with pytest.raises(TypeError):
         api.predict(b"bytes")
+    import pickle
+
+    again = pickle.loads(pickle.dumps(treexc.load_model(models["default"])))  # the kernels'
+    assert again.predict(texts[:5], 3)[0] == other.predict(texts[:5], 3)[0]
 
 
 SYS_MODULES = """

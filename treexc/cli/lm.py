@@ -1,8 +1,9 @@
 """Command-line interface of the language model: ``lm``, ``test-lm``,
 ``predict-next`` and ``plot``.
 
-These are plain click commands; :func:`register` adds them to the main
-``treexc`` group (which turns ``TreexcError`` into one line on stderr).
+These are plain click commands; the main ``treexc`` group adds
+:data:`COMMANDS` when one of them is asked for (and turns ``TreexcError``
+into one line on stderr).
 """
 
 import json
@@ -266,7 +267,4 @@ def read_curve(path):
     return records
 
 
-def register(group):
-    """Add the language-model commands to a click group."""
-    for command in (lm, test_lm, predict_next, plot):
-        group.add_command(command)
+COMMANDS = (lm, test_lm, predict_next, plot)

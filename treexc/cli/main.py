@@ -12,7 +12,7 @@ import click
 
 from .. import __version__
 from ..errors import TreexcError
-from . import classify, trees, unsupervised, vectors, warmup
+from . import classify
 from .common import (
     NumberArgsCommand,
     fail,
@@ -22,7 +22,16 @@ from .common import (
     tolerant_stdout,
 )
 
-LM_COMMANDS = ("lm", "test-lm", "predict-next", "plot")
+# the commands of the modules imported when one of them is asked for (each
+# module's COMMANDS; a test checks them): a command's start-up pays for its
+# own module only (the classifier's, imported above, are the common ones)
+LAZY_COMMANDS = {
+    "lm": ("lm", "test-lm", "predict-next", "plot"),
+    "trees": ("dump-tree", "check"),
+    "unsupervised": ("skipgram", "cbow"),
+    "vectors": ("nn", "analogies", "print-ngrams", "convert"),
+    "warmup": ("compile",),
+}
 
 
 def _kernels_ready(callback):
@@ -54,12 +63,14 @@ class Main(click.Group):
         super().add_command(cmd, name)
 
     def get_command(self, ctx, name):
-        if name in LM_COMMANDS and name not in self.commands:
-            _add_lm_commands(self)
+        for module, names in LAZY_COMMANDS.items():
+            if name in names and name not in self.commands:
+                _add_commands(self, module)
         return super().get_command(ctx, name)
 
     def list_commands(self, ctx):
-        return sorted({*super().list_commands(ctx), *LM_COMMANDS})
+        return sorted({*super().list_commands(ctx),
+                       *(name for names in LAZY_COMMANDS.values() for name in names)})
 
     def main(self, *args, **kwargs):
         standalone = kwargs.pop("standalone_mode", True)
@@ -147,14 +158,14 @@ def main():
     """
 
 
-for command in (*classify.COMMANDS, *unsupervised.COMMANDS, *trees.COMMANDS,
-                *vectors.COMMANDS, *warmup.COMMANDS):
+for command in classify.COMMANDS:
     main.add_command(command)
 
 
-def _add_lm_commands(group):
-    # imported when asked for: the language model's modules and kernels are
-    # of no use to the classifier's commands and cost their start-up
-    from .lm import register
+def _add_commands(group, module):
+    # imported when asked for: the other commands' modules (the language
+    # model's, the vector tools', compile's) cost the classifier's start-up
+    import importlib
 
-    register(group)
+    for command in importlib.import_module(f"{__package__}.{module}").COMMANDS:
+        group.add_command(command)

@@ -11,8 +11,8 @@ the continuous-integration check that the warm-up covers every command.
 
 Each family lists its runs in :data:`RUNS`: argument lists of ``treexc``,
 with ``{labelled}`` (single-label lines), ``{multi}`` (multi-label lines),
-``{many}`` (enough lines that prediction leaves ``classify/firstlines.py``
-for the kernels), ``{wide}`` (300 labels: enough output rows to quantise), ``{words}`` and ``{text}`` (unlabelled lines), ``{sparse}`` (the Extreme
+``{many}`` (enough lines that prediction leaves the numpy first answers,
+``classify/firstlines.py`` and ``linear/firstlines.py``, for the kernels), ``{wide}`` (300 labels: enough output rows to quantise), ``{words}`` and ``{text}`` (unlabelled lines), ``{sparse}`` (the Extreme
 Classification Repository's format) and
 ``{out}`` (the scratch folder) filled in; a run whose last item starts with
 ``<`` reads that file on standard input.  A new family adds its line.

@@ -51,7 +51,6 @@ import math
 import mmap
 import os
 import struct
-import tempfile
 import weakref
 import zlib
 
@@ -108,6 +107,10 @@ def atomic_writer(path, write):
     if os.path.isdir(path):  # the rename would say "Device or resource busy"
         raise TreexcError(f"{path}: is a directory, not a model file")
     refuse_special(path)
+    # imported here: tempfile (with random, shutil, bz2, lzma) is of no use
+    # to the commands that only read models, and costs their start-up
+    import tempfile
+
     try:
         fd, tmp = tempfile.mkstemp(prefix=os.path.basename(path) + ".", suffix=".tmp",
                                    dir=folder)

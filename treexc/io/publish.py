@@ -32,7 +32,6 @@ than a day (a concurrent run's live temporaries are never that old).
 import os
 import re
 import signal
-import socket
 import stat
 import threading
 import time
@@ -126,8 +125,10 @@ _SPECIAL = ((stat.S_ISCHR, "character device"), (stat.S_ISBLK, "block device"),
 
 
 def host_tag():
-    """This host's name in temporary names: letters, digits and ``_``."""
-    return re.sub(r"\W", "_", socket.gethostname())[:32]
+    """This host's name in temporary names: letters, digits and ``_``
+    (``os.uname().nodename``: the name ``socket.gethostname()`` gives,
+    without importing ``socket`` at every command's start)."""
+    return re.sub(r"\W", "_", os.uname().nodename)[:32]
 
 
 def temp_name(final):

@@ -59,5 +59,12 @@ class LinearModelBeforeKernels:
     def __dir__(self):
         return sorted(set(dir(type(self.kernel_model()))) | set(vars(self.kernel_model())))
 
+    def __reduce__(self):  # pickle, copy: the kernels' model itself
+        return _same, (self.kernel_model(),)
+
     def __repr__(self):
         return f"<treexc linear model, {len(self.get_labels())} labels>"
+
+
+def _same(model):
+    return model

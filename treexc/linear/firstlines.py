@@ -43,9 +43,10 @@ from .stored import read_linear
 
 BIAS = 1.0  # features.BIAS: the bias column's value
 # lines answered here before the kernels take over (io/first_answers.py):
-# numpy answers a line in about 1-5 ms (a beam of nodes, each a few numpy
-# calls), the kernels in microseconds after their start
-FIRST_LINES = 100
+# here a line costs about 0.5 ms of CPU (make demo's model: a beam of 10
+# nodes of 16 slots, each node a few numpy calls), the kernels' start about
+# 0.4 s, then microseconds a line
+FIRST_LINES = 500
 SIGMOID = SCORERS.index("sigmoid")
 
 
