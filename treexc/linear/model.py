@@ -54,6 +54,7 @@ class LinearModel:
         self.features = features
         self._label_names = label_names
         self._label_index = None
+        self.plan = None  # linear/plan.py's, set by treexc supervised; kept in the file
 
     # -- shape ---------------------------------------------------------------
     @property
@@ -279,6 +280,8 @@ def average_answers(answers, n, n_labels, k, threshold):
 
 def load_linear(path, loaded=None):
     """The :class:`LinearModel` in ``path`` (``stored.read_linear``)."""
-    args, trees, n_cols, dictionary, features, names = read_linear(path, loaded)
-    return LinearModel(args, [ScoredTree(t, w) for t, w in trees], n_cols, dictionary,
-                       features, names)
+    args, trees, n_cols, dictionary, features, names, plan = read_linear(path, loaded)
+    model = LinearModel(args, [ScoredTree(t, w) for t, w in trees], n_cols, dictionary,
+                        features, names)
+    model.plan = plan
+    return model

@@ -16,12 +16,14 @@ import numpy as np
 from ..errors import TreexcError
 from ..io import contents, modelfile
 from ..options import check_fields, default_threads, option_values
+from ..planning import stored_plan
 from ..text.dictionary import Dictionary, check_duplicates
 from ..io.textio import to_bytes, to_str
 from ..trees.tree import Tree
 from .features import TfidfFeatures
 from .node_training import NodeWeights
 from .options import LinearArgs
+from .plan import Plan
 
 MODEL_KIND = "linear"
 WEIGHT_ARRAYS = (("node_off", "<i8"), ("cols", "<i4"), ("entry_off", "<i8"),
@@ -33,6 +35,9 @@ def save_linear(model, path):
     header = {"kind": MODEL_KIND, "args": option_values(model.args, saved_only=True),
               "input": "text" if model.text_input else "sparse", "n_cols": model.n_cols,
               "n_trees": len(model.trees)}
+    plan = getattr(model, "plan", None)
+    if plan is not None:  # the family and the defaults, with their rules (linear/plan.py)
+        header["plan"] = plan if isinstance(plan, dict) else plan.header()
     if model.text_input:
         d = model.dictionary
         arrays.update(pool=d.pool, entry_off=d.entry_off, entry_len=d.entry_len,
@@ -52,8 +57,9 @@ def save_linear(model, path):
 
 
 def read_linear(path, loaded=None):
-    """``(args, trees, n_cols, dictionary, features, label_names)`` of the
-    linear model in ``path`` (``trees``: ``(Tree, NodeWeights)`` pairs),
+    """``(args, trees, n_cols, dictionary, features, label_names, plan)`` of
+    the linear model in ``path`` (``trees``: ``(Tree, NodeWeights)`` pairs;
+    ``plan``: the saved plan's dict, None in a file saved without one),
     every part checked; a bad file is one ``TreexcError`` naming it."""
     header, arrays = loaded if loaded is not None else modelfile.load(path)
     if header.get("kind") != MODEL_KIND:
@@ -96,7 +102,8 @@ def _model(header, arrays):
     else:
         raise ValueError(f"input {contents.describe(header['input'])}")
     trees = [_scored_tree(arrays, t, n_labels, n_cols) for t in range(n_trees)]
-    return args, trees, n_cols, dictionary, features, names
+    return args, trees, n_cols, dictionary, features, names, stored_plan(header.get("plan"),
+                                                                         Plan)
 
 
 def _features(header, arrays, n_cols, encoded_ids):
