@@ -122,7 +122,10 @@ gutenberg_books.train.txt --repeat 5`. The whole command
 -plan`, start-up included) took 6.2-7.0 s wall, 2.3-2.5 s user CPU, over three
 runs. A field the user set is `given`. The two commands share the tree
 flags' vocabulary: `-depth 0` is automatic, `-massSlack` is the mass cap
-(`-1` automatic, `0` none), `-arity 0` is fitted to the labels or words.
+(`-1` automatic, `0` none), `-arity 0` is fitted to the labels or words,
+`-treeUpdates` counts rebuilds in all inside the learning span (`-1`
+automatic, `0` none; `lm -treeUpdatesPerEpoch` is the language model's
+older per-epoch count, the same plan and model file).
 
 This page is written from the rules tables; do not edit it by hand
 (`.venv/bin/python -m treexc.cli.defaults_doc > docs/defaults.md`).
