@@ -221,7 +221,8 @@ RULES = (
          (("REBUILDS_PER_EPOCH", REBUILDS_PER_EPOCH),),
          "The rebuilds the language model's schedule has always made (it counted them per "
          "epoch; -treeUpdatesPerEpoch is that spelling): the same batches wherever the span "
-         "ends on a batch. Not ablated here."),
+         "ends on a batch, at every -epoch (with -treeEpochs, where 50 times it is whole). "
+         "Not ablated here."),
     Rule("no-learned-tree", "tree_updates", "-tree huffman, random or cluster", "0",
          (), "A fixed tree is not rebuilt."),
     Rule("no-tree", "depth, arity, mass_cap, root_rows, tree_updates", "-loss softmax",
