@@ -7,6 +7,7 @@ typed flags and the counts."""
 
 import pytest
 
+import treexc
 from treexc.classify.options import make_args
 from treexc.classify.plan import ADDED, GIVEN, LabelStats, plan
 from treexc.classify.plan import Plan as ClassifierPlan
@@ -283,3 +284,6 @@ def test_supervised_plan_of_the_linear_default_reads_no_file():
     lines = plan_lines({"input": "no-such-file.txt"})
     assert lines[0].split()[:3] == ["model", "linear", "auto-linear"]
     assert any(line.split()[:3] == ["leaf_size", "100", "leaf-size"] for line in lines)
+    # the Python API's: the same plan, the family first
+    api = treexc.plan_supervised("no-such-file.txt", beam=5)
+    assert (api.model.value, api.beam.value, api.beam.rule) == ("linear", 5, GIVEN)
