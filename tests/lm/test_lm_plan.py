@@ -122,13 +122,16 @@ def _per_epoch_batches(per_epoch, span, nb):
     return out
 
 
-@pytest.mark.parametrize("per_epoch,epochs,nb", [(5, 2, 37), (50, 5, 1000), (50, 5, 998),
-                                                 (3, 4, 10), (7, 6, 101), (2, 2, 1)])
-def test_rebuilds_in_all_fall_on_the_batches_of_the_per_epoch_schedule(per_epoch, epochs, nb):
+@pytest.mark.parametrize("per_epoch,epochs,tree_epochs,nb", [
+    (5, 2, 0, 37), (50, 5, 0, 1000), (50, 5, 0, 998), (3, 4, 0, 10), (7, 6, 0, 101),
+    (2, 2, 0, 1), (10, 5, 0.3, 10), (10, 5, 0.7, 30), (4, 3, 1.25, 8)])
+def test_rebuilds_in_all_fall_on_the_batches_of_the_per_epoch_schedule(per_epoch, epochs,
+                                                                        tree_epochs, nb):
     """Where u x span is whole and the span ends on a batch, the older
     spelling's rebuilds fall on the batches they always did."""
-    span = learning_span(make_lm_args(input="x", epoch=epochs))
-    assert (span * nb) % 1 == 0  # the span ends on a batch
-    planned = plan(make_lm_args(input="x", epoch=epochs, treeUpdatesPerEpoch=per_epoch), 1000)
+    flags = dict(input="x", epoch=epochs, treeEpochs=tree_epochs)
+    span = learning_span(make_lm_args(**flags))
+    assert round(span * nb, 9) % 1 == 0  # the span ends on a batch
+    planned = plan(make_lm_args(**flags, treeUpdatesPerEpoch=per_epoch), 1000)
     assert rebuild_batches(planned.tree_updates.value, span, nb) == \
         _per_epoch_batches(per_epoch, span, nb)

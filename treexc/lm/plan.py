@@ -48,9 +48,10 @@ def rebuilds_per_epoch(per_epoch, span):
 def rebuild_batches(updates, span, batches_per_epoch):
     """The batches (counted from the first epoch's first) before which a
     learned tree is rebuilt: ``updates`` U in all, the r-th after r/(U + 1)
-    of the ``span`` (epochs), in exact arithmetic: U = u x span - 1 gives the
-    batches of u an epoch (``k x batches // u`` into each)."""
-    whole = Fraction(span) * batches_per_epoch
+    of the ``span`` (epochs), in exact arithmetic (the span as written: 0.3
+    is 3/10): U = u x span - 1 gives the batches of u an epoch (``k x
+    batches // u`` into each)."""
+    whole = Fraction(repr(float(span))) * batches_per_epoch
     return {math.floor(whole * r / (updates + 1)) for r in range(1, updates + 1)}
 
 
