@@ -74,7 +74,8 @@ def treexc_row(row, a, files, out):
         if a.arity:
             cmd += ["-arity", str(a.arity)]
         if row == "learned":
-            cmd += ["-treeUpdates", str(a.tree_updates)]
+            # the rebuilds an epoch the results pages were measured with
+            cmd += ["-treeUpdatesPerEpoch", str(a.tree_updates)]
     print("$ " + " ".join(cmd), flush=True)
     wall = run(cmd, capture=False).wall
     test = run([a.treexc, "test-lm", os.path.join(out, row + ".bin"), files["test"],
@@ -317,7 +318,8 @@ OPTIONS = [  # (flag, default, help)
     ("--rows", ",".join(ROWS), "comma-separated rows [all]"),
     ("--dim", 100, None), ("--context", 4, None), ("--batch", 128, None), ("--lr", 0.1, None),
     ("--epoch", 1, None), ("--thread", 2, None), ("--min-count", 5, None), ("--depth", 3, None),
-    ("--arity", 0, None), ("--tree-updates", 50, None), ("--eval-per-epoch", 1, None),
+    ("--arity", 0, None), ("--tree-updates", 50, "rebuilds per epoch of the learned tree's span (lm "
+     "-treeUpdatesPerEpoch)"), ("--eval-per-epoch", 1, None),
     ("--seed", 0, None), ("--timing-batches", 300, None), ("--treexc", TREEXC, None),
     ("--mass-slack", 0.0, "-massSlack of the learned tree"),
     ("--root-rows", 0, "-rootRows of the tree rows (0: treexc's rule)"),

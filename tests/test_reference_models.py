@@ -49,7 +49,7 @@ CLASSIFIER_CASES = {
 }
 LM_CASES = {
     "lm-softmax": ["-loss", "softmax"],
-    "lm-learned": ["-loss", "tree", "-tree", "learned", "-treeUpdates", "5"],
+    "lm-learned": ["-loss", "tree", "-tree", "learned", "-treeUpdates", "4"],
     "lm-learned-mass": ["-loss", "tree", "-tree", "learned", "-depth", "2", "-massSlack",
                         "2.0", "-leafRows", "0"],
     "lm-random": ["-loss", "tree", "-tree", "random"],

@@ -71,16 +71,15 @@ def train_linear(indptr, indices, data, labels_indptr, labels, label_names=None,
 
 def plan_supervised(input, **flags):
     """The plan ``train_supervised(input, **flags)`` would follow (what it
-    would train, each choice with its rule and reason: ``Plan.lines()``),
-    from the input's counting pass, without training.  A trained model's
-    is its ``plan`` attribute."""
+    would train, the family first, each choice with its rule and reason:
+    ``Plan.lines()``), from the input's counting pass, without training.
+    A trained model's is its ``plan`` attribute."""
     # imported here, not above: `import treexc` loads neither numpy nor Numba
     from . import jitstart
-    from .classify.options import make_args
-    from .classify.training import plan_of_input
+    from .supervised import plan_of
 
     jitstart.prepare()
-    return plan_of_input(make_args(input=input, **flags))
+    return plan_of(dict(flags, input=input))
 
 
 def load_model(path):

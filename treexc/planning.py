@@ -47,14 +47,16 @@ def plan_header(plan):
     return {name: [c.value, c.rule, c.why] for name, c in choices(plan)}
 
 
-def stored_plan(saved, plan_class):
+def stored_plan(saved, plan_class, added=()):
     """The ``{field: [value, rule, why]}`` of a model file's header, checked
     (an untrusted file: ``ValueError`` unless it is what :func:`plan_header`
-    writes for ``plan_class``); None for a file saved without one."""
+    writes for ``plan_class``, or a file written before its fields ``added``
+    were, without them); None for a file saved without one."""
     if saved is None:
         return None
     names = [f.name for f in fields(plan_class)]
-    if not isinstance(saved, dict) or list(saved) != names or not all(
+    older = [name for name in names if name not in added]
+    if not isinstance(saved, dict) or list(saved) not in (names, older) or not all(
             isinstance(v, list) and len(v) == 3 and isinstance(v[0], (int, float, str))
             and isinstance(v[1], str) and isinstance(v[2], str) for v in saved.values()):
         raise ValueError("plan")

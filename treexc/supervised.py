@@ -24,8 +24,11 @@ from .errors import TreexcError
 from .model_family import model_family
 from .linear.model import load_linear
 from .linear.options import LINEAR_ONLY, LinearArgs, make_linear_args
+from .linear.plan import plan as linear_plan
 from .linear.training import train_linear_text
+from .family_rules import AUTO_EMBEDDING, AUTO_LINEAR, INPUT_MODEL
 from .options import flag_names
+from .planning import GIVEN, Choice
 from .runtime import reporter_factory
 from .supervised_options import (
     AUTO,
@@ -51,9 +54,10 @@ _INPUT_MODEL = flag_names(next(f for f in dataclasses.fields(FamilyArgs)
 
 
 def choose_family(model, flags):
-    """``(family, why)`` for ``-model model`` and the other flags given
-    (name -> value; None = not given, any spelling); refuses a flag of the
-    family not chosen."""
+    """The family's Choice (the first row of either family's plan: its value,
+    rule and why; the rules in ``family_rules``) for ``-model model`` and the
+    other flags given (name -> value; None = not given, any spelling);
+    refuses a flag of the family not chosen."""
     given = {name: value for name, value in flags.items() if value is not None}
     unknown = sorted(n for n in given if n not in _FIELD_OF and n not in AUTOTUNE_FLAGS)
     if unknown:
@@ -72,13 +76,15 @@ def choose_family(model, flags):
     if model == EMBEDDING and linear:
         raise TreexcError(f"-{linear[0]}: an option of -model linear, not of -model embedding")
     if model in (LINEAR, EMBEDDING):
-        return model, f"-model {model}"
+        return Choice(model, GIVEN, f"-model {model}")
     if embedding and linear:
         raise TreexcError(f"-{embedding[0]} is an option of the embedding model and "
                           f"-{linear[0]} one of the linear model: give -model")
     if embedding:
-        return EMBEDDING, f"-model auto: -{embedding[0]} given, an option of the embedding model"
-    return LINEAR, "-model auto: the sparse linear model (docs/linear.md)"
+        return Choice(EMBEDDING, AUTO_EMBEDDING, f"-model auto: -{embedding[0]} given, an "
+                      "option of the embedding model")
+    return Choice(LINEAR, AUTO_LINEAR, "-model auto: the sparse linear model, above the "
+                  "embedding model's defaults on every set measured (docs/linear.md)")
 
 
 def pop_input_model(flags):
@@ -92,7 +98,7 @@ def pop_input_model(flags):
 
 
 def family_of_input_model(model, path, flags):
-    """``(family, why)`` of a run continuing the model in ``path``: its
+    """The family's Choice of a run continuing the model in ``path``: its
     family, which must be the embedding model's."""
     if model == LINEAR or model_family(path) == LINEAR:
         what = "-model linear" if model == LINEAR else f"{path}: a linear model"
@@ -100,8 +106,8 @@ def family_of_input_model(model, path, flags):
                           "solved to the optimum over all their lines: continued on new lines "
                           "alone it would forget the old ones); train on the old and new "
                           "files together")
-    family, _ = choose_family(EMBEDDING, flags)  # refuses the linear family's flags
-    return family, "-inputModel: an embedding model"
+    choose_family(EMBEDDING, flags)  # refuses the linear family's flags
+    return Choice(EMBEDDING, INPUT_MODEL, f"-inputModel {path}: an embedding model")
 
 
 def family_of_flags(flags):
@@ -109,8 +115,8 @@ def family_of_flags(flags):
     rest = {name: value for name, value in flags.items() if name != "model"}
     path = pop_input_model(rest)
     if path:
-        return family_of_input_model(flags.get("model") or AUTO, path, rest)[0]
-    return choose_family(flags.get("model") or AUTO, rest)[0]
+        return family_of_input_model(flags.get("model") or AUTO, path, rest).value
+    return choose_family(flags.get("model") or AUTO, rest).value
 
 
 def linear_args(flags):
@@ -125,17 +131,21 @@ def linear_args(flags):
                                if _FIELD_OF.get(name, name) in fields})
 
 
+def _linear_plan(args, flags, family):
+    """The linear model's plan: the family, then its defaults (given or not)."""
+    given = {_FIELD_OF.get(name, name) for name, value in flags.items() if value is not None}
+    return linear_plan(args, given, family)
+
+
 def _chosen(flags):
-    """``(model, family, why, the other flags, -inputModel)`` of
+    """``(model, family Choice, the other flags, -inputModel)`` of
     ``supervised``'s flags."""
     flags = dict(flags)
     model = flags.pop("model", None) or AUTO
     path = pop_input_model(flags)
     if path:
-        family, why = family_of_input_model(model, path, flags)
-    else:
-        family, why = choose_family(model, flags)
-    return model, family, why, flags, path
+        return model, family_of_input_model(model, path, flags), flags, path
+    return model, choose_family(model, flags), flags, path
 
 
 def embedding_flags(flags):
@@ -149,13 +159,15 @@ def train_supervised(flags, stream=None, live=True):
     among them); ``stream`` (default: standard error, as it is at the
     call) gets the progress at the flags' -verbose."""
     stream = stream or sys.stderr
-    model, family, why, flags, input_model = _chosen(flags)
-    if family == LINEAR:
+    model, family, flags, input_model = _chosen(flags)
+    if family.value == LINEAR:
         args = linear_args(flags)
         reporter = reporter_factory(args.verbose, stream, live=live)()
         if args.verbose >= 2:
-            reporter.info(f"model: linear ({why})")
-        return train_linear_text(args, reporter)
+            reporter.info(f"model: linear ({family.why})")
+        trained = train_linear_text(args, reporter)
+        trained.plan = _linear_plan(args, flags, family)
+        return trained
     flags = embedding_flags(flags)
     tune_flags = {name: flags.pop(name) for name in list(flags) if name in AUTOTUNE_FLAGS}
     args = make_args(**flags)
@@ -169,30 +181,36 @@ def train_supervised(flags, stream=None, live=True):
                               "new models)")
         reporter = reporter_factory(args.verbose, stream, live=live)()
         given = {_FIELD_OF.get(name, name) for name, value in flags.items() if value is not None}
-        return continue_training(input_model, args, given, reporter)
+        return continue_training(input_model, args, given, reporter, family)
     if tune.autotuneValidationFile:  # fastText's autotune: the best flags' model
-        return autotune(args, tune, manual_fields(flags), stream)
+        tuned = autotune(args, tune, manual_fields(flags), stream)
+        if tuned.plan is not None and not isinstance(tuned.plan, dict):
+            tuned.plan = dataclasses.replace(tuned.plan, model=family)
+        return tuned
     reporter = reporter_factory(args.verbose, stream, live=live)()
     if args.verbose >= 3 and model == AUTO:  # fastText's flags given: fastText's output
-        reporter.info(f"model: embedding ({why})")
-    return train_embedding(args, reporter)
+        reporter.info(f"model: embedding ({family.why})")
+    return train_embedding(args, reporter, family=family)
+
+
+def plan_of(flags):
+    """The plan ``supervised``'s flags would train, its first row the
+    family: the embedding model's (``classify/plan.py``, from the input's
+    counting pass) or the linear model's (``linear/plan.py``, its defaults)."""
+    _, family, flags, input_model = _chosen(flags)
+    if input_model:
+        raise TreexcError("-plan: not with -inputModel (the input model's shape is kept)")
+    if family.value == LINEAR:
+        return _linear_plan(linear_args(flags), flags, family)
+    flags = {name: value for name, value in embedding_flags(flags).items()
+             if name not in AUTOTUNE_FLAGS}
+    return plan_of_input(make_args(**flags), family)
 
 
 def plan_lines(flags):
-    """The lines ``supervised -plan`` prints: the family and why, then the
-    embedding model's plan (``classify/plan.py``: each choice, its rule and
-    reason, from the input's counting pass) or the linear model's options."""
-    _, family, why, flags, input_model = _chosen(flags)
-    if input_model:
-        raise TreexcError("-plan: not with -inputModel (the input model's shape is kept)")
-    if family == LINEAR:
-        args = linear_args(flags)
-        return [f"model: linear ({why})"] + [
-            f"{f.name}: {getattr(args, f.name)}" for f in dataclasses.fields(args)
-            if f.metadata.get("saved", True)]
-    flags = {name: value for name, value in embedding_flags(flags).items()
-             if name not in AUTOTUNE_FLAGS}
-    return [f"model: embedding ({why})"] + list(plan_of_input(make_args(**flags)).lines())
+    """The lines ``supervised -plan`` prints: each field of the plan, its
+    value, the rule that set it and why, the family first."""
+    return plan_of(flags).lines()
 
 
 def load_model(path):

@@ -1,14 +1,24 @@
-"""The classifier's plan (classify/plan.py), table-driven over synthetic
-label statistics: one row per rule and per interaction of rules, each
-naming the fields it checks as ``field: (value, rule)``.  No training,
-no file: the plan is a pure function of the typed flags and the counts."""
+"""The classifier's plan (classify/plan.py), its first row the family
+(supervised.choose_family), and the linear model's (linear/plan.py),
+table-driven over synthetic label statistics: one row per rule and per
+interaction of rules, each naming the fields it checks as ``field:
+(value, rule)``.  No training, no file: the plan is a pure function of the
+typed flags and the counts."""
 
 import pytest
 
+import treexc
 from treexc.classify.options import make_args
-from treexc.classify.plan import GIVEN, LabelStats, plan
+from treexc.classify.plan import ADDED, GIVEN, LabelStats, plan
+from treexc.classify.plan import Plan as ClassifierPlan
 from treexc.classify.plan_rules import RULES
 from treexc.errors import TreexcError
+from treexc.family_rules import RULES as FAMILY_RULES
+from treexc.linear.options import make_linear_args
+from treexc.linear.plan import RULES as LINEAR_RULES
+from treexc.linear.plan import plan as linear_plan
+from treexc.planning import stored_plan
+from treexc.supervised import choose_family, plan_lines
 
 EVEN = [50] * 2972                        # evenness 1, median 50: a wide root's labels
 FEW_LINED = [5] * 5000                    # even but a median of 5; above 4,096 labels
@@ -188,3 +198,92 @@ def test_the_lines_training_says_are_the_rules_that_chose_something():
 def test_mean_scoring_needs_a_tree_softmax():
     with pytest.raises(TreexcError, match="-loss auto chose plt, not a tree softmax"):
         plan(make_args(input="x", scoring="mean"), LabelStats.of(UNEVEN, 2.0))
+
+
+# the family: the first row of either family's plan (supervised.choose_family)
+FAMILY_ROWS = [
+    ("auto, no flag: the linear model", "auto", {}, ("linear", "auto-linear")),
+    ("auto, a shared flag: still linear", "auto", {"wordNgrams": 3, "arity": 8},
+     ("linear", "auto-linear")),
+    ("auto, a linear flag", "auto", {"leafSize": 50}, ("linear", "auto-linear")),
+    ("auto, -dim: the embedding model", "auto", {"dim": 50},
+     ("embedding", "auto-embedding-flag")),
+    ("auto, -tree huffman: the embedding model", "auto", {"tree": "huffman"},
+     ("embedding", "auto-embedding-flag")),
+    ("auto, an autotune flag", "auto", {"autotune-validation": "v.txt"},
+     ("embedding", "auto-embedding-flag")),
+    ("-model linear", "linear", {}, ("linear", GIVEN)),
+    ("-model embedding", "embedding", {}, ("embedding", GIVEN)),
+]
+
+
+@pytest.mark.parametrize("model,flags,expected", [row[1:] for row in FAMILY_ROWS],
+                         ids=[row[0] for row in FAMILY_ROWS])
+def test_family_row(model, flags, expected):
+    family = choose_family(model, flags)
+    assert (family.value, family.rule) == expected and family.why
+    assert family.rule in {GIVEN} | {rule.name for rule in FAMILY_RULES}
+
+
+def test_every_family_rule_fires_in_a_row():
+    fired = {choose_family(model, flags).rule for _, model, flags, _ in FAMILY_ROWS}
+    assert {rule.name for rule in FAMILY_RULES} <= fired
+
+
+def test_the_family_is_the_first_row_of_the_embedding_plan_and_its_header():
+    family = choose_family("auto", {"dim": 50})
+    planned = plan(make_args(input="x", dim=50), LabelStats.of(UNEVEN), family)
+    assert planned.model == family
+    assert list(planned.header())[0] == "model"
+    assert planned.header()["model"] == ["embedding", "auto-embedding-flag", family.why]
+    assert planned.lines()[0].split()[:3] == ["model", "embedding", "auto-embedding-flag"]
+    # what the plan trains does not depend on how the family was chosen
+    given = plan(make_args(input="x", dim=50), LabelStats.of(UNEVEN))
+    assert given.model.rule == GIVEN
+    assert given.args(make_args(input="x", dim=50)) == planned.args(make_args(input="x",
+                                                                                  dim=50))
+
+
+def test_a_file_saved_before_the_family_row_keeps_its_plan():
+    header = plan(make_args(input="x"), LabelStats.of(UNEVEN)).header()
+    older = {name: row for name, row in header.items() if name != "model"}
+    assert stored_plan(older, ClassifierPlan, ADDED) == older
+    assert stored_plan(header, ClassifierPlan, ADDED) == header
+    with pytest.raises(ValueError):  # any other field missing is a corrupt file
+        stored_plan({n: r for n, r in header.items() if n != "loss"}, ClassifierPlan, ADDED)
+
+
+LINEAR_ROWS = [
+    ("the defaults", {}, {"tree": ("kmeans", "kmeans-tree"), "arity": (16, "arity-16"),
+                          "leaf_size": (100, "leaf-size"), "solver": ("svm", "svm-nodes"),
+                          "C": (1.0, "c-1"), "prune": (0.1, "prune-0.1"),
+                          "beam": (10, "beam-10"), "ensemble": (1, "one-tree")}),
+    ("given flags", {"leafSize": 400, "beam": 20, "tree": "learned"},
+     {"leaf_size": (400, GIVEN), "beam": (20, GIVEN), "tree": ("learned", GIVEN),
+      "arity": (16, "arity-16")}),
+    ("a default typed is given", {"C": 1.0}, {"C": (1.0, GIVEN)}),
+]
+
+
+@pytest.mark.parametrize("flags,expected", [row[1:] for row in LINEAR_ROWS],
+                         ids=[row[0] for row in LINEAR_ROWS])
+def test_linear_plan_row(flags, expected):
+    family = choose_family("auto", flags)
+    planned = linear_plan(make_linear_args(input="x", output="y", **flags), set(flags), family)
+    assert planned.model == family
+    got = {field: (getattr(planned, field).value, getattr(planned, field).rule)
+           for field in expected}
+    assert got == expected
+    assert all(choice.why for _, choice in planned.items())
+    assert {choice.rule for _, choice in planned.items()} - {GIVEN, family.rule} \
+        <= {rule.name for rule in LINEAR_RULES}
+    assert list(planned.header())[0] == "model"
+
+
+def test_supervised_plan_of_the_linear_default_reads_no_file():
+    lines = plan_lines({"input": "no-such-file.txt"})
+    assert lines[0].split()[:3] == ["model", "linear", "auto-linear"]
+    assert any(line.split()[:3] == ["leaf_size", "100", "leaf-size"] for line in lines)
+    # the Python API's: the same plan, the family first
+    api = treexc.plan_supervised("no-such-file.txt", beam=5)
+    assert (api.model.value, api.beam.value, api.beam.rule) == ("linear", 5, GIVEN)

@@ -391,6 +391,10 @@ def test_print_sentence_vectors(work, model):
 def test_dump(work, model):
     args_out = ok(["dump", work / "model.bin", "args"]).stdout.splitlines()
     assert "dim 8" in args_out and "loss softmax" in args_out and "epoch 4" in args_out
+    # the plan's rows after the options, the family first
+    first = next(i for i, line in enumerate(args_out) if line.startswith("plan model "))
+    assert args_out[first].startswith("plan model embedding auto-embedding-flag: -model auto")
+    assert args_out[first + 1].startswith("plan loss softmax given: ")
     d = model.dictionary
     dict_out = ok(["dump", work / "model.bin", "dict"]).stdout.splitlines()
     assert dict_out[0] == str(d.nwords + d.nlabels)

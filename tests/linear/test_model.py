@@ -63,6 +63,7 @@ def test_save_load_round_trip(work, trained):
     assert a[0] == b[0] and all(np.array_equal(x, y) for x, y in zip(a[1], b[1]))
     assert loaded.test(str(work / "test.txt"), 2) == trained.test(str(work / "test.txt"), 2)
     assert loaded.get_labels() == trained.get_labels()
+    assert loaded.plan == trained.plan.header() and trained.plan.model.value == "linear"
 
 
 def test_embedding_members_say_why(trained):
@@ -118,7 +119,12 @@ def test_commands(work):
     assert len(kept) < 8
     assert ok(["predict", work / "cli.bin", "-"], input="x\n").stdout.count("\n") == 1
     assert "F1-Score" in ok(["test-label", work / "cli.bin", work / "test.txt"]).stdout
-    assert "leafSize 2" in ok(["dump", work / "cli.bin", "args"]).stdout
+    args = ok(["dump", work / "cli.bin", "args"]).stdout.splitlines()
+    assert "leafSize 2" in args
+    # the plan, its first row the family, each default with its rule
+    assert [line.split()[:4] for line in args if line.startswith("plan ")][:4] == [
+        ["plan", "model", "linear", "auto-linear:"], ["plan", "tree", "kmeans", "kmeans-tree:"],
+        ["plan", "arity", "2", "given:"], ["plan", "leaf_size", "2", "given:"]]
     assert "linear model" in ok(["check", work / "cli.bin"]).stdout
     assert "internal nodes" in ok(["dump-tree", work / "cli.bin"]).stdout
     user_error(["dump", work / "cli.bin", "output"], "linear model")
@@ -143,6 +149,7 @@ def _rewrite(src, dst, change):
     (lambda h, a: h.__setitem__("n_trees", 2), "t1"),
     (lambda h, a: h["args"].__setitem__("beam", 0), "beam"),
     (lambda h, a: h.__setitem__("n_ids", 3), "n_ids"),
+    (lambda h, a: h["plan"].pop("beam"), "plan"),
 ])
 def test_bad_files_are_refused(work, trained, change, what):
     bad = work / "bad.bin"

@@ -162,3 +162,24 @@ def test_dump_tree_on_language_model(tmp_path, sentence_text):
     n_tokens = len(model.vocab.encode(np.frombuffer(sentence_text(200).encode(), np.uint8)))
     assert stats_n.sum() == 2 * n_tokens  # every position passes 2 nodes
     assert np.allclose(stats_p.sum(axis=1), stats_n)
+
+
+@pytest.mark.parametrize("old,new", [
+    (["-treeUpdatesPerEpoch", "5"], ["-treeUpdates", "4"]),    # 5 an epoch of a 1-epoch span
+    (["-treeUpdatesPerEpoch", "50"], ["-treeUpdates", "49"]),  # the default's count
+])
+def test_the_older_rebuild_spelling_writes_the_same_bytes(tmp_path, sentence_text, old, new):
+    """-treeUpdates counts rebuilds in all, as supervised's; the older
+    per-epoch count is the same plan, so the same model file."""
+    (tmp_path / "train.txt").write_text(sentence_text(60))
+    files = []
+    for folder, flags in (("old", old), ("new", new)):
+        (tmp_path / folder).mkdir()
+        r = CliRunner().invoke(main, ["lm", "-input", str(tmp_path / "train.txt"), "-output",
+                                      str(tmp_path / folder / "m"), "-minCount", "1",
+                                      "-epoch", "2",
+                                      "-dim", "8", "-batch", "16", "-thread", "1", "-seed",
+                                      "3", "-verbose", "0", *flags])
+        assert r.exit_code == 0, r.output
+        files.append((tmp_path / folder / "m.bin").read_bytes())
+    assert files[0] == files[1]

@@ -162,7 +162,7 @@ def test_patience_stops_without_changing_the_saved_model(tmp_path, sentence_text
     def train(**flags):
         args = make_lm_args(input=str(tmp_path / "train.txt"), valid=str(tmp_path / "valid.txt"),
                             dim=32, epoch=12, thread=1, verbose=0, minCount=1, batch=16,
-                            lr=0.1, loss=loss, treeUpdates=5, seed=1, **flags)
+                            lr=0.1, loss=loss, treeUpdatesPerEpoch=5, seed=1, **flags)
         return train_lm(args)
 
     full_model, full = train(patience=0)

@@ -6,7 +6,7 @@ import pytest
 
 from treexc.errors import TreexcError
 from treexc.lm.options import make_lm_args
-from treexc.lm.plan import RULES, plan
+from treexc.lm.plan import RULES, learning_span, plan, rebuild_batches
 from treexc.planning import GIVEN
 
 ROWS = [
@@ -40,7 +40,22 @@ ROWS = [
     ("-rootRows given", {"rootRows": 2}, 10_000, {"root_rows": (2, GIVEN)}),
     ("the flat softmax has no tree", {"loss": "softmax"}, 10_000,
      {"arity": (0, "no-tree"), "depth": (0, "no-tree"), "mass_cap": (-1.0, "no-tree"),
-      "root_rows": (0, "no-tree"), "lr": (0.05, "dim-scaled-rate")}),
+      "root_rows": (0, "no-tree"), "lr": (0.05, "dim-scaled-rate"),
+      "tree_updates": (0, "no-tree")}),
+    # rebuilds: in all, as supervised's -treeUpdates counts them
+    ("the default rebuilds: 50 an epoch of the first half, its end excluded", {}, 10_000,
+     {"tree_updates": (124, "rebuilds-per-epoch")}),          # 50 x 2.5 - 1
+    ("-treeEpochs 1: the span", {"treeEpochs": 1.0}, 10_000,
+     {"tree_updates": (49, "rebuilds-per-epoch")}),
+    ("-treeUpdates given: in all", {"treeUpdates": 7}, 10_000, {"tree_updates": (7, GIVEN)}),
+    ("-treeUpdates 0: none", {"treeUpdates": 0}, 10_000, {"tree_updates": (0, GIVEN)}),
+    ("the older spelling: per epoch of the span", {"treeUpdatesPerEpoch": 5, "epoch": 2},
+     10_000, {"tree_updates": (4, GIVEN)}),                    # 5 x 1 - 1
+    ("the older spelling, a span not a whole number of its rebuilds",
+     {"treeUpdatesPerEpoch": 5, "treeEpochs": 0.5}, 10_000,
+     {"tree_updates": (2, GIVEN)}),                            # at 0.2, 0.4 epochs
+    ("a fixed tree is not rebuilt", {"tree": "random"}, 10_000,
+     {"tree_updates": (0, "no-learned-tree")}),
 ]
 
 
@@ -72,3 +87,51 @@ def test_the_options_stay_as_typed_and_the_plan_gives_the_trained_ones():
 def test_an_arity_wider_than_the_words_can_fill_is_refused():
     with pytest.raises(TreexcError, match="wider than a tree over 100 words can fill"):
         plan(make_lm_args(input="x", arity=201), 100)
+
+
+@pytest.mark.parametrize("old,new", [
+    ({"treeUpdatesPerEpoch": 5, "epoch": 2}, {"treeUpdates": 4, "epoch": 2}),
+    ({"treeUpdatesPerEpoch": 50}, {"treeUpdates": 124}),
+    ({"treeUpdatesPerEpoch": 50}, {}),
+    ({"treeUpdatesPerEpoch": 3, "treeEpochs": 2.0}, {"treeUpdates": 5, "treeEpochs": 2.0}),
+])
+def test_the_older_rebuild_spelling_plans_the_same(old, new):
+    """One plan (value, rule and why), so one model file (the header keeps it)."""
+    a, b = (plan(make_lm_args(input="x", **flags), 10_000) for flags in (old, new))
+    if "treeUpdates" in new:
+        assert a == b
+    assert a.tree_updates.value == b.tree_updates.value
+    assert a.args(make_lm_args(input="x", **old)) == b.args(make_lm_args(input="x", **old))
+
+
+def test_both_rebuild_spellings_at_once_are_refused():
+    with pytest.raises(TreexcError, match="same option"):
+        make_lm_args(input="x", treeUpdates=4, treeUpdatesPerEpoch=5)
+
+
+def _per_epoch_batches(per_epoch, span, nb):
+    """The batches the schedule of per_epoch rebuilds an epoch chose:
+    k x nb // u into each epoch, at each epoch's start after the first,
+    while inside the span."""
+    out = set()
+    for epoch in range(int(span) + 2):
+        for k in range(per_epoch):
+            b = k * nb // per_epoch
+            if (epoch or k) and epoch + b / nb < span - 1e-9:
+                out.add(epoch * nb + b)
+    return out
+
+
+@pytest.mark.parametrize("per_epoch,epochs,tree_epochs,nb", [
+    (5, 2, 0, 37), (50, 5, 0, 1000), (50, 5, 0, 998), (3, 4, 0, 10), (7, 6, 0, 101),
+    (2, 2, 0, 1), (10, 5, 0.3, 10), (10, 5, 0.7, 30), (4, 3, 1.25, 8)])
+def test_rebuilds_in_all_fall_on_the_batches_of_the_per_epoch_schedule(per_epoch, epochs,
+                                                                        tree_epochs, nb):
+    """Where u x span is whole and the span ends on a batch, the older
+    spelling's rebuilds fall on the batches they always did."""
+    flags = dict(input="x", epoch=epochs, treeEpochs=tree_epochs)
+    span = learning_span(make_lm_args(**flags))
+    assert round(span * nb, 9) % 1 == 0  # the span ends on a batch
+    planned = plan(make_lm_args(**flags, treeUpdatesPerEpoch=per_epoch), 1000)
+    assert rebuild_batches(planned.tree_updates.value, span, nb) == \
+        _per_epoch_batches(per_epoch, span, nb)

@@ -20,21 +20,21 @@ from treexc.trees.learner import move_leaf_rows, remap_rows
 def test_learned_tree_keeps_every_leaf_at_depth(tmp_path, sentence_text):
     text = sentence_text(400)
     model, records = small_model(tmp_path, text, loss="tree", tree="learned", arity=2,
-                                 depth=4, treeUpdates=10, epoch=2, treeEpochs=2)
+                                 depth=4, treeUpdates=19, epoch=2, treeEpochs=2)
     tree = model.tree
     assert tree.max_depth() == 4
     assert (tree.depths() == 4).all()
     assert sorted(tree.children[tree.children >= 0][tree.children[tree.children >= 0]
                                                     < model.vocab.size]) \
         == list(range(model.vocab.size))
-    assert records[-1]["rebuilds"] == 19  # 9 in the first epoch, 10 in the second
+    assert records[-1]["rebuilds"] == 19  # in all, at 0.1, 0.2, ..., 1.9 epochs
     model, records = small_model(tmp_path, text, loss="tree", tree="learned", arity=2,
-                                 depth=4, treeUpdates=10, epoch=2, treeEpochs=0.5)
+                                 depth=4, treeUpdates=4, epoch=2, treeEpochs=0.5)
     assert records[-1]["rebuilds"] == 4  # at 0.1, 0.2, 0.3 and 0.4 epoch: then frozen
     assert (model.tree.depths() == 4).all()
     _, records = small_model(tmp_path, text, loss="tree", tree="learned", arity=2,
-                             depth=4, treeUpdates=10, epoch=2)
-    assert records[-1]["rebuilds"] == 9  # default: the first half of training
+                             depth=4, treeUpdatesPerEpoch=10, epoch=2)
+    assert records[-1]["rebuilds"] == 9  # 10 an epoch of the default span, half of training
     model, _ = small_model(tmp_path, text, loss="tree", tree="learned", arity=4,
                            depth=4, treeUpdates=10, epoch=1, massSlack=1.0)
     assert (model.tree.depths() == 4).all()

@@ -44,10 +44,11 @@ from .training import init_input_matrix, train_on_corpus
 SHAPE = (*shape_names(Args), "tree")
 
 
-def continue_training(path, args, given, reporter):
+def continue_training(path, args, given, reporter, family):
     """The model of ``path`` trained further on ``args.input``; ``args``:
     the options as typed (``make_args``), ``given``: the fields the user
-    gave (their values checked against the model's shape)."""
+    gave (their values checked against the model's shape); ``family``: the
+    family's Choice, the plan's first row."""
     old = load_model(path)
     if old.is_quantized():
         raise TreexcError(f"-inputModel {path}: a quantised model cannot be trained further "
@@ -63,7 +64,8 @@ def continue_training(path, args, given, reporter):
         reporter.info(f"Number of words:  {dictionary.nwords}")
         reporter.info(f"Number of labels: {dictionary.nlabels}")
         corpus.report_bare_lines(name)
-        return train_on_corpus(args, reporter, None, dictionary, corpus, None, start=start)
+        return train_on_corpus(args, reporter, None, dictionary, corpus, None, start=start,
+                               family=family)
 
 
 def _same(name, typed, old):

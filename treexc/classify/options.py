@@ -56,9 +56,11 @@ class Args:
                         saved=False, required=True)
     output: str = option("", "output file path, without extension (.bin and .vec are "
                          "written; needed unless -plan)", saved=False)
-    plan: bool = option(False, "count the input and print the plan (the model training "
-                        "would build: loss, tree, arity, depth, rebuilds, scoring, rate, "
-                        "each with the rule that chose it and why), without training",
+    plan: bool = option(False, "print the plan (the model training would build: the "
+                        "family, then the embedding model's loss, tree, arity, depth, "
+                        "rebuilds, scoring, rate from the input's counts, or the linear "
+                        "model's defaults; each with the rule that chose it and why), "
+                        "without training",
                         saved=False)
     lr: float = option(0.0, f"learning rate (0 = {DEFAULT_LR}, or {ZIPF_LR} for Zipf-"
                        "distributed labels such as words; halved and training started "

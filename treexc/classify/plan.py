@@ -62,6 +62,7 @@ class LabelStats:
 
 @dataclass(frozen=True)
 class Plan:
+    model: Choice         # the family (treexc supervised -model: supervised.choose_family)
     loss: Choice
     tree: Choice          # "" = the loss's own (what model files save)
     arity: Choice
@@ -118,9 +119,17 @@ SAID = ("auto-plt", "auto-arity-flag", "auto-softmax", "auto-tree",
         "wide-root", "arity-clamp", "scoring-mean", "scoring-mean-given", "zipf-rate")
 
 
-def plan(args, stats):
+# the family of a plan made below treexc supervised (autotune's trials, the
+# family's own API): supervised.choose_family's Choice where it chose
+EMBEDDING = Choice("embedding", GIVEN, "-model embedding")
+# fields a model file saved before them lacks (planning.stored_plan)
+ADDED = ("model",)
+
+
+def plan(args, stats, family=EMBEDDING):
     """The :class:`Plan` of a run of ``args`` (what the user typed, checked
-    by ``options.validate``) on labels of ``stats`` (:class:`LabelStats`)."""
+    by ``options.validate``) on labels of ``stats`` (:class:`LabelStats`);
+    ``family``: the Choice of the model family."""
     n_labels = stats.n_labels
     loss_choice, tree = _loss(args, stats)
     name = loss_choice.value
@@ -144,7 +153,7 @@ def plan(args, stats):
                       f"{MASS_SLACK:g}/arity of its parent's label occurrences")
     scoring = _scoring(args, name, n_labels, arity.value, spread)
     lr, halvings = _rate(args, stats)
-    partial = Plan(loss_choice, tree, arity, depth, mass, updates, scoring, lr,
+    partial = Plan(family, loss_choice, tree, arity, depth, mass, updates, scoring, lr,
                    Choice(0.0, "", ""), halvings)
     hold = (Choice(LEARNED_LR_HOLD, "learned-schedule", f"a learned tree: the rate held for "
                    f"the first {LEARNED_LR_HOLD:g} of training while the tree is learned, "

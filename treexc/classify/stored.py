@@ -21,7 +21,7 @@ from ..options import shape_names
 from ..planning import stored_plan
 from .fasttext.convert import SCORING_FASTTEXT, loaded_from_fasttext
 from .options import Args, validate
-from .plan import Plan
+from .plan import ADDED, Plan
 from .plan_rules import SCORING_MEAN
 
 MODEL_KIND = "supervised"
@@ -91,7 +91,7 @@ def read_classifier(path, check_vocabulary, check_tree, loaded=None, weights_che
         if scoring not in ("", SCORING_FASTTEXT, SCORING_MEAN) or (
                 scoring == SCORING_MEAN and not (has_tree and loss(args.loss).tree_softmax)):
             raise ValueError(f"scoring {contents.describe(scoring)}")
-        plan = stored_plan(header.get("plan"), Plan)
+        plan = stored_plan(header.get("plan"), Plan, ADDED)
         # index arrays are in memory (never mapped); weights may be mapped
         pool = contents.array(a, "pool", "u1", 1)
         entry_off = contents.array(a, "entry_off", "<i8", 1)

@@ -24,18 +24,19 @@ from ..trees.capacity import CLASSIFIER_FLAGS, fit_depth
 from .checkpoint import resumed_rate
 from .memory import supervised_parts
 from .model import Model
-from .plan import LabelStats, plan
+from .plan import EMBEDDING, LabelStats, plan
 from .plan_rules import SCORING_MEAN
 from .predict_kernels import label_centroids
 from .session import Session
 
 
-def train_supervised(args, reporter=None, initial_tree=None):
+def train_supervised(args, reporter=None, initial_tree=None, family=EMBEDDING):
     """Train a classifier on ``args`` (what the user typed): the labels
     counted, its plan (``classify/plan.py``) made and reported, the model
     trained and returned (its ``plan`` attribute says what was chosen).
     ``initial_tree`` replaces the loss's usual starting tree (same label
-    count), e.g. to compare tree shapes."""
+    count), e.g. to compare tree shapes; ``family``: the plan's first row
+    (``supervised.choose_family``'s Choice)."""
     reporter = reporter or SilentReporter()
     name = display_name(args.input)
     # what the options alone ask for (bucket x dim, arity), before reading
@@ -51,15 +52,16 @@ def train_supervised(args, reporter=None, initial_tree=None):
         reporter.info(f"Number of words:  {dictionary.nwords}")
         reporter.info(f"Number of labels: {dictionary.nlabels}")
         corpus.report_bare_lines(name)  # warns; raises if nothing is left
-        return train_on_corpus(args, reporter, initial_tree, dictionary, corpus, pretrained)
+        return train_on_corpus(args, reporter, initial_tree, dictionary, corpus, pretrained,
+                               family)
 
 
-def plan_of_input(args):
+def plan_of_input(args, family=EMBEDDING):
     """The :class:`plan.Plan` a training of ``args`` would follow, from the
     input's counting pass alone (``text/label_lines``): nothing encoded,
     nothing trained."""
     dictionary, labels_per_line = count_with_label_lines(args, display_name(args.input))
-    return plan(args, LabelStats.of(dictionary.label_counts, labels_per_line))
+    return plan(args, LabelStats.of(dictionary.label_counts, labels_per_line), family)
 
 
 # -loss ns draws -neg negatives an example, each a dim-long update: beyond
@@ -85,12 +87,14 @@ def read_pretrained(args):
     return read_vec(args.pretrainedVectors, args.dim, args.label)
 
 
-def train_on_corpus(args, reporter, initial_tree, dictionary, corpus, pretrained, start=None):
+def train_on_corpus(args, reporter, initial_tree, dictionary, corpus, pretrained, start=None,
+                    family=EMBEDDING):
     """Train on an encoded corpus (the token cache's mapping).  ``start``:
     a ``classify.continued.Continuation`` (the input model grown, and the
-    new data's label counts, which the plan reads), or None: a new model."""
+    new data's label counts, which the plan reads), or None: a new model;
+    ``family``: the model family's choice, the plan's first row."""
     counts = dictionary.label_counts if start is None else start.label_counts
-    run_plan = plan(args, LabelStats.of(counts, corpus.labels_per_line))
+    run_plan = plan(args, LabelStats.of(counts, corpus.labels_per_line), family)
     for line in dict.fromkeys(run_plan.report()):  # the wide root's line sets two fields
         reporter.info(line)
     planned = run_plan.args(args)

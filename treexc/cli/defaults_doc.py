@@ -1,5 +1,6 @@
-"""docs/defaults.md, written from the rules tables of both families' plans
-(``classify/plan_rules.RULES``, ``lm/plan.RULES``) and the ablations kept
+"""docs/defaults.md, written from the rules tables of the plans
+(``family_rules.RULES``, ``classify/plan_rules.RULES``, ``linear/plan.RULES``,
+``lm/plan.RULES``) and the ablations kept
 beside them (``ABLATIONS``): ``tests/test_defaults_doc.py`` fails when the
 page is stale.  Rewrite it with
 
@@ -11,7 +12,9 @@ import statistics
 import sys
 from pathlib import Path
 
+from .. import family_rules
 from ..classify import plan_rules
+from ..linear import plan as linear_plan
 from ..lm import plan as lm_plan
 
 RESULTS = Path(__file__).resolve().parents[2] / "docs" / "results"
@@ -84,29 +87,45 @@ def ablation_section(ablation):
 HEAD = """# Defaults: what model a user gets, and why
 
 Every automatic choice of `treexc supervised` and `treexc lm` is made once,
-before anything is built, by the family's plan (`classify/plan.py`,
-`lm/plan.py`): a pure function of what the user typed and the counts of
-the counting pass. Each field of the plan says the rule that set it and
-why. To see the plan of a training file without training:
+before anything is built, by a plan: a pure function of what the user
+typed and, for the embedding classifier and the language model, the counts
+of the counting pass. `supervised`'s first row is the model family
+(`-model auto`: `supervised.py`, the rules in `family_rules.py`), then the
+family's own rows: the embedding classifier's (`classify/plan.py`) or the
+linear model's defaults (`linear/plan.py`); the language model's plan is
+`lm/plan.py`. Each row says the rule that set it and why. To see the plan
+of a training file without training:
 
 ```sh
 treexc supervised -input train.txt -plan
+treexc supervised -input train.txt -model embedding -plan
 treexc lm -input corpus.txt -plan
-treexc dump model.bin args        # a trained classifier's plan, kept in its file
+treexc dump model.bin args        # a trained model's plan, kept in its file
 ```
 
 (`treexc.plan_supervised(input, **flags)` and `treexc.plan_lm(...)` return
-it in Python; a trained model's is its `plan`.) `-plan` reads the file
-once: the counting pass, and in the same read the labels a line
-(`text/label_lines.py`), a second scan of each piece's bytes. On
-gutenberg_books' training file it took 1.62 times the counting pass alone
-(median of 5 alternating runs, 19.7 s against 12.1 s, on the shared
-2-core machine at load average 16-19; treexc 0.1.0+3ca0cd0:
+it in Python; a trained model's is its `plan`.) The linear model's plan
+reads no file (its defaults read no statistic of the data). The embedding
+model's reads the file once: the counting kernel keeps each line's labels
+in the same pass over the bytes (`text/count_kernels.py`), from which
+`text/label_lines.py` gives the labels a line. On gutenberg_books'
+training file (100 MB unpacked) it took 1.008 times the counting pass
+alone in wall seconds and 0.947 times in CPU seconds (medians of 5
+alternating runs in one process: 3.12 s against 3.09 s; CPU 1.45 s against
+1.53 s), where the labels a line read by a second scan of each piece had
+taken 1.467 and 1.656 times (7.01 s against 4.78 s; CPU 2.67 s against
+1.61 s), on the shared 2-core machine at load average 10-13; treexc
+0.1.0+1b22d48 (the second scan: 0.1.0+21d241a):
 `PYTHONPATH=. .venv/bin/python benchmarks/plan_time.py
-gutenberg_books.train.txt --repeat 5`). A field the user set is
-`given`. The two commands share the tree flags' vocabulary: `-depth 0` is
-automatic, `-massSlack` is the mass cap (`-1` automatic, `0` none),
-`-arity 0` is fitted to the labels or words.
+gutenberg_books.train.txt --repeat 5`. The whole command
+(`treexc supervised -input gutenberg_books.train.txt -model embedding
+-plan`, start-up included) took 6.2-7.0 s wall, 2.3-2.5 s user CPU, over three
+runs. A field the user set is `given`. The two commands share the tree
+flags' vocabulary: `-depth 0` is automatic, `-massSlack` is the mass cap
+(`-1` automatic, `0` none), `-arity 0` is fitted to the labels or words,
+`-treeUpdates` counts rebuilds in all inside the learning span (`-1`
+automatic, `0` none; `lm -treeUpdatesPerEpoch` is the language model's
+older per-epoch count, the same plan and model file).
 
 This page is written from the rules tables; do not edit it by hand
 (`.venv/bin/python -m treexc.cli.defaults_doc > docs/defaults.md`).
@@ -126,8 +145,17 @@ def rule_section(rule):
 
 
 def page():
-    lines = [HEAD, "## `treexc supervised`: the classifier's rules", ""]
+    lines = [HEAD, "## `treexc supervised`: the model family", "",
+             "The first row of either family's plan (`family_rules.py`).", ""]
+    for rule in family_rules.RULES:
+        lines += rule_section(rule)
+    lines += ["## `treexc supervised`: the embedding classifier's rules", ""]
     for rule in plan_rules.RULES:
+        lines += rule_section(rule)
+    lines += ["## `treexc supervised`: the linear model's defaults", "",
+              "The linear model reads no statistic of the data: each default is one value "
+              "(`linear/plan.py`).", ""]
+    for rule in linear_plan.RULES:
         lines += rule_section(rule)
     lines += ["## `treexc lm`: the language model's rules", ""]
     for rule in lm_plan.RULES:

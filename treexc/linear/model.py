@@ -56,6 +56,7 @@ class LinearModel:
         self.features = features
         self._label_names = label_names
         self._label_index = None
+        self.plan = None  # linear/plan.py's, set by treexc supervised; kept in the file
 
     # -- shape ---------------------------------------------------------------
     @property
@@ -254,4 +255,6 @@ def load_linear(path, loaded=None):
         dictionary._table = s.table
         features = TfidfFeatures(*s.features)
     trees = [ScoredTree(tree, NodeWeights(*weights)) for tree, weights in s.trees]
-    return LinearModel(a, trees, s.n_cols, dictionary, features, s.names)
+    model = LinearModel(a, trees, s.n_cols, dictionary, features, s.names)
+    model.plan = s.plan
+    return model

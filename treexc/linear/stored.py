@@ -23,8 +23,10 @@ import numpy as np
 from ..errors import TreexcError
 from ..io import contents, modelfile
 from ..options import check_fields, default_threads, option_values
+from ..planning import stored_plan
 from ..io.textio import to_bytes, to_str
 from .options import LinearArgs
+from .plan import Plan
 
 MODEL_KIND = "linear"
 WEIGHT_ARRAYS = (("node_off", "<i8"), ("cols", "<i4"), ("entry_off", "<i8"),
@@ -36,6 +38,9 @@ def save_linear(model, path):
     header = {"kind": MODEL_KIND, "args": option_values(model.args, saved_only=True),
               "input": "text" if model.text_input else "sparse", "n_cols": model.n_cols,
               "n_trees": len(model.trees)}
+    plan = getattr(model, "plan", None)
+    if plan is not None:  # the family and the defaults, with their rules (linear/plan.py)
+        header["plan"] = plan if isinstance(plan, dict) else plan.header()
     if model.text_input:
         d = model.dictionary
         arrays.update(pool=d.pool, entry_off=d.entry_off, entry_len=d.entry_len,
@@ -67,6 +72,7 @@ class StoredLinear:
     names: list         # the label names of given sparse input, else None
     trees: list         # per tree (check_tree's answer, its WEIGHT_ARRAYS)
     loaded: tuple       # modelfile.load's (header, arrays)
+    plan: object        # the saved plan (``linear/plan.Plan``), None in a file without one
 
 
 def read_linear(path, check_vocabulary, check_tree, loaded=None):
@@ -115,7 +121,8 @@ def _model(header, arrays, check_vocabulary, check_tree):
         raise ValueError(f"input {contents.describe(header['input'])}")
     trees = [_scored_tree(arrays, t, n_labels, n_cols, check_tree) for t in range(n_trees)]
     return StoredLinear(args, n_cols, nwords, (pool, entry_off, entry_len, counts), table,
-                        features, names, trees, (header, arrays))
+                        features, names, trees, (header, arrays),
+                        stored_plan(header.get("plan"), Plan))
 
 
 def _features(header, arrays, n_cols, encoded_ids):

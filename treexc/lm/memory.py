@@ -33,7 +33,7 @@ def lm_parts(args, vocab=1, arity=2):
         parts.append(("root scores", threads * args.batch * root_rows * arity * f32 * 3,
                       "-batch/-arity/-rootRows/-thread"))
         parts.append(("tree", rows * 8, "-arity"))
-        if args.tree == "learned" and args.treeUpdates > 0:
+        if args.tree == "learned" and args.treeUpdates != 0:  # -1: the plan's, some
             # -depth 0 until the default rule sets it: at least one position a word
             parts += rebuild_memory_parts(threads, vocab * max(args.depth, 1), vocab, arity,
                                    "-arity/-thread/-treeUpdates")

@@ -42,7 +42,7 @@ from ..trees.tree import Tree
 from . import kernels as kern
 from .engines import FlatEngine, TreeEngine
 from .options import MODEL_KIND, LMArgs, validate
-from .plan import Plan, uses_tree
+from .plan import ADDED, Plan, uses_tree
 
 
 def init_weights(vocab_size, args, rng):
@@ -208,7 +208,7 @@ def load_lm(path):
                           "(train one with `treexc lm`)")
     try:
         args, vocab, U, C, tree, W = _checked_parts(header, a)
-        plan = stored_plan(header.get("plan"), Plan)
+        plan = stored_plan(header.get("plan"), Plan, ADDED)
     except KeyError as e:
         raise TreexcError(f"{path}: corrupt language model (missing {e})") from None
     except (TypeError, ValueError, TreexcError) as e:

@@ -4,6 +4,7 @@ leave automatic (0) is resolved by the plan (``lm/plan.py``)."""
 
 from dataclasses import dataclass
 
+from ..errors import TreexcError
 from ..options import (
     IF_SET,
     TREES,
@@ -58,8 +59,14 @@ class LMArgs:
                               "of its parent's word occurrences unless it holds one word "
                               "(0 = no limit; -1 = 1 on a two-level tree, 0 deeper)",
                               at_least=-1)
-    treeUpdates: int = option(50, "-tree learned: rebuilds (AssignLabels) per epoch, "
-                              "while it is learned (see -treeEpochs)", at_least=0)
+    treeUpdates: int = option(-1, "-tree learned: rebuilds (AssignLabels) in all (not per "
+                              "epoch), evenly inside the learning span (-treeEpochs), as "
+                              "supervised's (-1 = auto: 50 an epoch of the span less one, "
+                              "124 at -epoch 5; 0 = none)", at_least=-1)
+    treeUpdatesPerEpoch: int = option(0, "the older meaning of -treeUpdates, rebuilds per "
+                                      "epoch of the learning span: -treeUpdates (this x the "
+                                      "span, rounded up) - 1, the same model (0 = not given)",
+                                      at_least=0, saved=False)
     treeEpochs: float = option(0, "the learned tree is rebuilt during the first (fraction "
                                "of) epochs, then frozen (0 = the first half of training)",
                                at_least=0)
@@ -95,6 +102,9 @@ class LMArgs:
 def make_lm_args(**flags):
     """LMArgs from keyword flags, validated."""
     args = options_from_flags(LMArgs, flags)
+    if flags.get("treeUpdates") is not None and flags.get("treeUpdatesPerEpoch"):
+        raise TreexcError("-treeUpdates and -treeUpdatesPerEpoch are the same option: give "
+                          "one")
     validate(args)
     return args
 

@@ -1,6 +1,7 @@
 """The language model's plan: what a run trains, resolved once from what
 the user typed (``LMArgs``) and the vocabulary's size, before anything is
-built: the rate, the tree's depth, arity, mass cap and rows per root slot.
+built: the rate, the tree's depth, arity, mass cap, rows per root slot and
+rebuilds.
 
 :func:`plan` is a pure function; each field of its :class:`Plan` carries
 its value, the rule that set it (a name of :data:`RULES`, or ``given``)
@@ -9,7 +10,9 @@ trained and saved with), the model file keeps it, and ``treexc lm
 -plan`` prints it without training.
 """
 
+import math
 from dataclasses import dataclass, replace
+from fractions import Fraction
 
 from ..options import bad_option
 from ..planning import GIVEN, Choice, Rule, choices, plan_header, plan_lines
@@ -22,11 +25,51 @@ DEFAULT_ROOT_ROWS = 4
 DEPTH2_MAX_WORDS = 131_072
 DEPTH2_MIN_ARITY = 200
 DEPTH2_MASS_SLACK = 1.0
+REBUILDS_PER_EPOCH = 50
 
 
 def uses_tree(args):
     """Whether the output layer is a tree softmax."""
     return args.loss == TREE_LOSS
+
+
+def learning_span(args):
+    """The epochs a learned tree is rebuilt in: -treeEpochs, or the first
+    half of training."""
+    return args.treeEpochs if args.treeEpochs > 0 else args.epoch / 2.0
+
+
+def rebuilds_per_epoch(per_epoch, span):
+    """Rebuilds in all of ``per_epoch`` an epoch inside a ``span`` (its end
+    excluded): the r-th after r/per_epoch epochs while that is inside it."""
+    return max(0, math.ceil(per_epoch * span - 1e-9) - 1)
+
+
+def rebuild_batches(updates, span, batches_per_epoch):
+    """The batches (counted from the first epoch's first) before which a
+    learned tree is rebuilt: ``updates`` U in all, the r-th after r/(U + 1)
+    of the ``span`` (epochs), in exact arithmetic (the span as written: 0.3
+    is 3/10): U = u x span - 1 gives the batches of u an epoch (``k x
+    batches // u`` into each)."""
+    whole = Fraction(repr(float(span))) * batches_per_epoch
+    return {math.floor(whole * r / (updates + 1)) for r in range(1, updates + 1)}
+
+
+def _tree_updates(args):
+    """The rebuilds Choice of a tree softmax: -treeUpdates in all (or its
+    older per-epoch spelling, the same plan), or the rule's."""
+    span = learning_span(args)
+    if args.tree != "learned":
+        return Choice(0, "no-learned-tree", f"-tree {args.tree}: a fixed tree, no rebuilds")
+    given = args.treeUpdates
+    if args.treeUpdatesPerEpoch:  # -treeUpdatesPerEpoch u: one plan, one model file
+        given = rebuilds_per_epoch(args.treeUpdatesPerEpoch, span)
+    if given >= 0:
+        return Choice(given, GIVEN, f"-treeUpdates {given}: rebuilds in all, evenly inside "
+                      f"the {span:g}-epoch learning span")
+    value = rebuilds_per_epoch(REBUILDS_PER_EPOCH, span)
+    return Choice(value, "rebuilds-per-epoch", f"{REBUILDS_PER_EPOCH} an epoch of the "
+                  f"{span:g}-epoch learning span, its end excluded: {value} in all")
 
 
 def default_lr(dim):
@@ -95,12 +138,14 @@ class Plan:
     arity: Choice
     mass_cap: Choice
     root_rows: Choice
+    tree_updates: Choice  # rebuilds in all, inside the learning span
 
     def args(self, typed):
         """The options the model is trained and saved with."""
         return replace(typed, lr=self.lr.value, depth=self.depth.value,
                        arity=self.arity.value, massSlack=self.mass_cap.value,
-                       rootRows=self.root_rows.value)
+                       rootRows=self.root_rows.value, treeUpdates=self.tree_updates.value,
+                       treeUpdatesPerEpoch=0)
 
     def items(self):
         return choices(self)
@@ -121,14 +166,18 @@ def plan(args, n_words):
         none = "-loss softmax: no tree"
         return Plan(lr, Choice(args.depth, "no-tree", none), Choice(0, "no-tree", none),
                     Choice(args.massSlack, "no-tree", none),
-                    Choice(args.rootRows, "no-tree", none))
+                    Choice(args.rootRows, "no-tree", none), Choice(0, "no-tree", none))
     depth, arity, mass = _shape(args, n_words)
     rows = root_rows(args, arity.value)
     rows = (Choice(rows, GIVEN, f"-rootRows {rows}") if args.rootRows else
             Choice(rows, "root-rows", f"a {arity.value}-ary root: "
                    + ("a softmax, scored by the log-sum-exp of its slots' rows" if rows > 1
                       else "a binary root is one sigmoid")))
-    return Plan(lr, depth, arity, mass, rows)
+    return Plan(lr, depth, arity, mass, rows, _tree_updates(args))
+
+
+# fields a model file saved before them lacks (planning.stored_plan)
+ADDED = ("tree_updates",)
 
 
 RULES = (
@@ -167,6 +216,17 @@ RULES = (
          "88.96; first 5M tokens 88.47 / 84.32 / 80.66, 88.27: four is where the gains "
          "flatten; ms per training batch, rows 1 / 2 / 4, flat: 1M tokens 1.96 / 3.1 / 4.6, "
          "13-16 (docs/lm.md, \"Several rows per root slot\")."),
-    Rule("no-tree", "depth, arity, mass_cap, root_rows", "-loss softmax", "as typed; arity "
-         "0 (what model files save)", (), "The flat softmax has no tree."),
+    Rule("rebuilds-per-epoch", "tree_updates", "-treeUpdates -1 and -tree learned",
+         "REBUILDS_PER_EPOCH an epoch of the learning span, its end excluded: ceil("
+         "REBUILDS_PER_EPOCH x span) - 1 in all, the r-th after r/(that + 1) of the span",
+         (("REBUILDS_PER_EPOCH", REBUILDS_PER_EPOCH),),
+         "The rebuilds the language model's schedule has always made (it counted them per "
+         "epoch; -treeUpdatesPerEpoch is that spelling): the same batches wherever the span "
+         "ends on a batch, at every -epoch (with -treeEpochs, where 50 times it is whole). "
+         "Not ablated here."),
+    Rule("no-learned-tree", "tree_updates", "-tree huffman, random or cluster", "0",
+         (), "A fixed tree is not rebuilt."),
+    Rule("no-tree", "depth, arity, mass_cap, root_rows, tree_updates", "-loss softmax",
+         "as typed; arity 0 and no rebuilds (what model files save)", (),
+         "The flat softmax has no tree."),
 )

@@ -9,7 +9,8 @@ in parallel.  BLAS is held to one thread per worker while they run.
 
 Training is cut into *phases* at batch counts where every worker has
 stopped: that is where the learned tree is rebuilt (``-treeUpdates`` times
-per epoch; statistics summed over threads, then reset) and where the model
+in all, evenly inside the learning span: the plan's ``tree_updates``;
+statistics summed over threads, then reset) and where the model
 is evaluated (``-evalPerEpoch`` times per epoch).  Train ms/batch is the
 wall time of the training phases (tree rebuilds included) over the number
 of batches; evaluation ms/batch likewise, with batches of ``-batch``
@@ -43,7 +44,7 @@ from ..trees.learner import TreeLearner
 from .checkpoint import LMCheckpoint
 from .memory import lm_parts
 from .model import LanguageModel, init_weights, stream_nll
-from .plan import plan, root_rows, uses_tree
+from .plan import learning_span, plan, rebuild_batches, root_rows, uses_tree
 
 DIVERGED = 2  # control[0] of a training phase: a batch met a NaN or infinity
 # A train loss (nats a token) past which training has blown up: -lr 100 trains
@@ -90,6 +91,7 @@ class LMSession:
                                        exact_depth=True,
                                        label_mass=m.vocab.counts.astype(np.float64),
                                        mass_slack=args.massSlack)
+        self.rebuild_at = self._rebuild_batches()
         self.progress = np.zeros(self.n_threads, dtype=np.int64)
         self.loss_sum = np.zeros(self.n_threads)
         self.loss_n = np.zeros(self.n_threads, dtype=np.int64)
@@ -104,15 +106,20 @@ class LMSession:
         self.best = self.best_weights = None
         self.checkpoint = LMCheckpoint(self, checkpoint)  # lm/checkpoint.py
 
-    def _epoch_schedule(self):
+    def _rebuild_batches(self):
+        """The batches (counted from the first epoch's first) before which
+        the tree is rebuilt (``plan.rebuild_batches``)."""
+        if not self.learn_tree:
+            return set()
+        return rebuild_batches(self.args.treeUpdates, learning_span(self.args),
+                               self.batches_per_epoch)
+
+    def _epoch_schedule(self, epoch):
         """Sorted batch indices of this epoch where a phase ends, with what
-        happens there: ('rebuild', b) and ('eval', b)."""
+        happens there: ('rebuild', b) (before batch b) and ('eval', b)."""
         nb = self.batches_per_epoch
-        events = []
-        if self.learn_tree:
-            u = self.args.treeUpdates
-            for k in range(1, u):
-                events.append((k * nb // u, 0, "rebuild"))
+        first = epoch * nb
+        events = [(p - first, 0, "rebuild") for p in self.rebuild_at if first <= p < first + nb]
         e = self.args.evalPerEpoch
         for k in range(1, e + 1):
             events.append((k * nb // e, 1, "eval"))
@@ -149,19 +156,17 @@ class LMSession:
             b0 = 0
             limit = self.batches_per_epoch if epoch < whole else \
                 int(round((epochs - whole) * self.batches_per_epoch))
-            if epoch > 0 and self._learning(epoch) and skip < 0:
-                self._rebuild()
-            for b, _, what in self._epoch_schedule():
+            for b, _, what in self._epoch_schedule(epoch):
                 if b > limit:
                     break
                 if b <= skip:
                     b0 = b
                     continue
-                self._train_phase(order, b0, b)
+                if b > b0:  # a rebuild at an epoch's start has no phase before it
+                    self._train_phase(order, b0, b)
                 b0 = b
                 if what == "rebuild":
-                    if self._learning(epoch + b / self.batches_per_epoch):
-                        self._rebuild()
+                    self._rebuild()
                 elif evaluate_at_end:
                     self._evaluate(epoch + b / self.batches_per_epoch)
                     if self._out_of_patience():
@@ -172,12 +177,6 @@ class LMSession:
                 self._train_phase(order, b0, limit)
             skip = -1
         return self.records
-
-    def _learning(self, epoch):
-        """Is the tree still rebuilt at this point of training (in epochs)?"""
-        a = self.args
-        until = a.treeEpochs if a.treeEpochs > 0 else a.epoch / 2.0
-        return self.learn_tree and epoch < until - 1e-9
 
     def _snapshot(self, phase_start):
         """Progress with the speed of training alone (evaluations and the
