@@ -53,11 +53,22 @@ _INPUT_MODEL = flag_names(next(f for f in dataclasses.fields(FamilyArgs)
                                if f.name == "inputModel"))
 
 
-def choose_family(model, flags):
+def choose_family(model, flags, input_model=None):
     """The family's Choice (the first row of either family's plan: its value,
     rule and why; the rules in ``family_rules``) for ``-model model`` and the
     other flags given (name -> value; None = not given, any spelling);
-    refuses a flag of the family not chosen."""
+    refuses a flag of the family not chosen.  ``input_model``: ``(path, its
+    family)`` of ``-inputModel``, whose family a continued run keeps."""
+    if input_model is not None:
+        path, family = input_model
+        if model == LINEAR or family == LINEAR:
+            what = "-model linear" if model == LINEAR else f"{path}: a linear model"
+            raise TreexcError(f"-inputModel: {what} cannot be trained further (its nodes are "
+                              "solved to the optimum over all their lines: continued on new "
+                              "lines alone it would forget the old ones); train on the old "
+                              "and new files together")
+        choose_family(EMBEDDING, flags)  # refuses the linear family's flags
+        return Choice(EMBEDDING, INPUT_MODEL, f"-inputModel {path}: an embedding model")
     given = {name: value for name, value in flags.items() if value is not None}
     unknown = sorted(n for n in given if n not in _FIELD_OF and n not in AUTOTUNE_FLAGS)
     if unknown:
@@ -97,25 +108,12 @@ def pop_input_model(flags):
     return given[0] if given else ""
 
 
-def family_of_input_model(model, path, flags):
-    """The family's Choice of a run continuing the model in ``path``: its
-    family, which must be the embedding model's."""
-    if model == LINEAR or model_family(path) == LINEAR:
-        what = "-model linear" if model == LINEAR else f"{path}: a linear model"
-        raise TreexcError(f"-inputModel: {what} cannot be trained further (its nodes are "
-                          "solved to the optimum over all their lines: continued on new lines "
-                          "alone it would forget the old ones); train on the old and new "
-                          "files together")
-    choose_family(EMBEDDING, flags)  # refuses the linear family's flags
-    return Choice(EMBEDDING, INPUT_MODEL, f"-inputModel {path}: an embedding model")
-
-
 def family_of_flags(flags):
     """The family ``supervised``'s flags (``model`` among them) train."""
     rest = {name: value for name, value in flags.items() if name != "model"}
     path = pop_input_model(rest)
     if path:
-        return family_of_input_model(flags.get("model") or AUTO, path, rest).value
+        return choose_family(flags.get("model") or AUTO, rest, (path, model_family(path))).value
     return choose_family(flags.get("model") or AUTO, rest).value
 
 
@@ -144,7 +142,7 @@ def _chosen(flags):
     model = flags.pop("model", None) or AUTO
     path = pop_input_model(flags)
     if path:
-        return model, family_of_input_model(model, path, flags), flags, path
+        return model, choose_family(model, flags, (path, model_family(path))), flags, path
     return model, choose_family(model, flags), flags, path
 
 

@@ -214,19 +214,25 @@ FAMILY_ROWS = [
      ("embedding", "auto-embedding-flag")),
     ("-model linear", "linear", {}, ("linear", GIVEN)),
     ("-model embedding", "embedding", {}, ("embedding", GIVEN)),
+    ("-inputModel of an embedding model", ("auto", ("m.bin", "embedding")), {},
+     ("embedding", "input-model")),
 ]
 
 
 @pytest.mark.parametrize("model,flags,expected", [row[1:] for row in FAMILY_ROWS],
                          ids=[row[0] for row in FAMILY_ROWS])
 def test_family_row(model, flags, expected):
-    family = choose_family(model, flags)
+    model, input_model = model if isinstance(model, tuple) else (model, None)
+    family = choose_family(model, flags, input_model)
     assert (family.value, family.rule) == expected and family.why
     assert family.rule in {GIVEN} | {rule.name for rule in FAMILY_RULES}
 
 
 def test_every_family_rule_fires_in_a_row():
-    fired = {choose_family(model, flags).rule for _, model, flags, _ in FAMILY_ROWS}
+    fired = set()
+    for _, model, flags, _ in FAMILY_ROWS:
+        model, input_model = model if isinstance(model, tuple) else (model, None)
+        fired.add(choose_family(model, flags, input_model).rule)
     assert {rule.name for rule in FAMILY_RULES} <= fired
 
 
