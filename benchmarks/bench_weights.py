@@ -146,6 +146,7 @@ class WeightsBench(harness.Bench):
             train = harness.head(train, self.work / f"{data}.train.txt", QUICK_LINES[0])
             test = harness.head(test, self.work / f"{data}.test.txt", QUICK_LINES[1])
         tempered = tempered_weights(train, self.work / f"{data}.weights.txt", POWER)
+        self.once("warm", lambda: self.warm(train))
         rows = []
         for name, tool, spec in ROWS[data]:
             if tool == "treexc":
@@ -164,6 +165,13 @@ class WeightsBench(harness.Bench):
                    f"-thread {THREADS}, but treexc's rate is its plan's (-lr left out: "
                    "halved while training diverges), the lr column the one it trained at; "
                    "linear rows: the linear family's defaults"])
+
+    def warm(self, train):
+        """Compile (or load) the kernels of the timed runs on a few lines."""
+        tiny = harness.head(train, self.work / "tiny.txt", 300)
+        for flags in ([], ["-model", "embedding", "-epoch", "1"]):
+            run([TREEXC, "supervised", "-input", str(tiny), "-output", str(self.work / "warm"),
+                 "-weightBalanced", "-verbose", "0", *flags])
 
     def case_cooking(self):
         return self.case("cooking")

@@ -12,9 +12,9 @@ from .options import IF_SET, option
 
 def LABEL_WEIGHTS_OPTION():  # noqa: N802 (a field declaration, as the dataclasses read)
     return option("", "file of 'label weight' lines (the label with or without the -label "
-                  "prefix; weights finite and > 0; labels left out weigh 1): each example's "
-                  "loss scaled by its labels' weights (docs/weights.md); prediction is "
-                  "unchanged", saved=IF_SET)
+                  "prefix; weights finite and > 0, relative: normalised to a mean line weight of 1; "
+                  "labels left out weigh 1): each example's loss scaled by its labels' "
+                  "weights (docs/weights.md); prediction is unchanged", saved=IF_SET)
 
 
 def WEIGHT_BALANCED_OPTION():  # noqa: N802

@@ -86,3 +86,17 @@ def test_bad_weights_file_is_one_line_naming_file_and_line(tmp_path, topic_file,
     user_error(["supervised", "-input", data, "-output", tmp_path / "m", "-labelWeights",
                 bad, "-weightBalanced", "-verbose", "0", *family], "give one")
     assert not (tmp_path / "m.bin").exists()
+
+
+@pytest.mark.parametrize("loss", ["softmax", "plt"])
+def test_weighted_runs_are_reproducible_with_one_thread(tmp_path, topic_file, loss):
+    data = topic_file(tmp_path / "train.txt")
+    wfile = weights_file(tmp_path, [0.3, 2.5, 1, 7])  # fractional: repetitions drawn
+    files = []
+    for run_ in range(2):
+        out = tmp_path / f"m{run_}"
+        ok(["supervised", "-input", data, "-output", out, "-model", "embedding", "-loss", loss,
+            "-labelWeights", wfile, "-thread", "1", "-seed", "7", "-epoch", "2", "-dim", "8",
+            "-verbose", "0"])
+        files.append((tmp_path / f"m{run_}.bin").read_bytes())
+    assert files[0] == files[1]

@@ -4,9 +4,10 @@ computed from the training lines' labels (docs/weights.md).
 The result is one float64 weight per label id (the dictionary's order, or
 a sparse file's label ids), or None when neither flag is given: the
 families then train exactly as without weights.  How a weight enters each
-loss is the family's: the embedding model scales an example's rate
-(``classify/kernels``, ``loss/plt``), the linear family a line's box bound
-in its dual solver (``linear/solver_kernels``).
+loss is the family's: the embedding model repeats an example about its
+weight's times, each term's rate scaled by its share
+(``classify/kernels``, ``loss/plt``), the linear family takes it as a
+line's cost in its dual solver (``linear/solver_kernels``).
 
 ``-weightBalanced``: with ``n_l`` the training lines carrying label ``l``
 (a label repeated on a line counts once) and ``Y_i`` the distinct labels
@@ -24,11 +25,6 @@ import numpy as np
 
 from ..errors import TreexcError
 from ..io.textio import display_name, warn
-
-
-def wanted(args):
-    """Does ``args`` (either family's options) ask for label weights?"""
-    return bool(args.labelWeights) or bool(args.weightBalanced)
 
 
 def label_weights(args, names, label_off, labels):
