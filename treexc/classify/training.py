@@ -53,7 +53,7 @@ def train_supervised(args, reporter=None, initial_tree=None, family=EMBEDDING):
         reporter.info(f"Number of labels: {dictionary.nlabels}")
         corpus.report_bare_lines(name)  # warns; raises if nothing is left
         return train_on_corpus(args, reporter, initial_tree, dictionary, corpus, pretrained,
-                               family)
+                               family=family)
 
 
 def plan_of_input(args, family=EMBEDDING):
