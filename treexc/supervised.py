@@ -68,7 +68,7 @@ def choose_family(model, flags, input_model=None):
                               "lines alone it would forget the old ones); train on the old "
                               "and new files together")
         choose_family(EMBEDDING, flags)  # refuses the linear family's flags
-        return Choice(EMBEDDING, INPUT_MODEL, f"-inputModel {path}: an embedding model")
+        return Choice(EMBEDDING, INPUT_MODEL, "-inputModel: an embedding model, trained further")
     given = {name: value for name, value in flags.items() if value is not None}
     unknown = sorted(n for n in given if n not in _FIELD_OF and n not in AUTOTUNE_FLAGS)
     if unknown:

@@ -110,8 +110,8 @@ def test_killed_and_resumed_runs_end_in_the_same_bytes(case, data):
     assert not (resumed / "m.ckpt").exists()  # removed once the model was published
     assert sorted(os.listdir(resumed)) == sorted(os.listdir(plain))  # no temporaries left
     if case == "lm":  # the log has every record (timings differ)
-        assert len((resumed / "m.jsonl").read_text().splitlines()) == \
-            len((plain / "m.jsonl").read_text().splitlines()) == 6
+        records = len((plain / "m.jsonl").read_text().splitlines())
+        assert len((resumed / "m.jsonl").read_text().splitlines()) == records >= 4
 
 
 @pytest.mark.parametrize("case", ["embedding-tree", "lm"])
