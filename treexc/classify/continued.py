@@ -44,6 +44,11 @@ from .training import init_input_matrix, train_on_corpus
 SHAPE = (*shape_names(Args), "tree")
 
 
+def capacity_of(arity, depth):
+    """The labels a tree of ``arity`` holds under a depth limit (0: any)."""
+    return arity ** depth if depth > 0 else np.iinfo(np.int64).max
+
+
 def continue_training(path, args, given, reporter):
     """The model of ``path`` trained further on ``args.input``; ``args``:
     the options as typed (``make_args``), ``given``: the fields the user
@@ -57,7 +62,7 @@ def continue_training(path, args, given, reporter):
     new = count_with_label_lines(args, name)[0]
     dictionary, n_words, n_labels = merged_dictionary(old.dictionary, new)
     reporter.info(f"Continuing {path}: {n_words} new words, {n_labels} new labels")
-    start = Continuation(old, dictionary, new_label_counts(dictionary, new), reporter)
+    start = Continuation(path, old, dictionary, new_label_counts(dictionary, new), reporter)
     with encoded_with(dictionary, args.input) as corpus:
         reporter.info(f"Read {corpus.token_count() // 1000000}M words")
         reporter.info(f"Number of words:  {dictionary.nwords}")
@@ -148,6 +153,7 @@ class Continuation:
     """The input model grown to the merged dictionary, the start of each
     training run of ``train_on_corpus`` (a run that diverges starts again
     from it).  ``label_counts``: the new data's, for the plan."""
+    path: str
     old: object
     dictionary: Dictionary
     label_counts: np.ndarray
@@ -192,6 +198,12 @@ class Continuation:
             grown, old_id = growth.flat_grown(tree, n_labels)
             return grown, np.vstack([w_out, np.zeros((n_new, args.dim), np.float32)])
         if learns_tree(args.loss, args.tree):
+            holds = capacity_of(tree.arity, max(args.maxDepth, 0))
+            if holds < n_labels:
+                raise TreexcError(
+                    f"-inputModel {self.path}: its tree (arity {tree.arity}, depth at most "
+                    f"{args.maxDepth}) holds {holds} labels, fewer than the {n_labels} with "
+                    "the new data's; its shape cannot change: train a new model")
             # no mass cap here: the counts have changed since the tree was
             # learned, and under the cap AssignLabels without statistics moved
             # 573 of cooking's 701 old labels out of their trained slots (2
