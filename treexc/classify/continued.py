@@ -42,6 +42,7 @@ from .training import init_input_matrix, train_on_corpus
 
 # what a model's shape is made of: the options model files must hold, and the tree
 SHAPE = (*shape_names(Args), "tree")
+OWN_TREE = "(the loss's own)"  # -tree "" in a refusal
 
 
 def capacity_of(arity, depth):
@@ -96,10 +97,11 @@ def continued_args(old, typed, given, path):
             raise TreexcError(f"-{flag}: not with -inputModel ({why})")
     given = {"maxDepth" if name == "depth" else name for name in given}
     for name in SHAPE:
-        value = getattr(typed, name)
+        value, trained = getattr(typed, name), getattr(old, name)
         if name in given and not _same(name, typed, old):
             raise TreexcError(
-                f"-{name} {value}: {path} was trained with -{name} {getattr(old, name)}; "
+                f"-{name} {value}: {path} was trained with -{name} "
+                f"{trained if trained != '' else OWN_TREE}; "
                 f"the options that shape a model ({', '.join('-' + n for n in SHAPE)}) are "
                 "the input model's: leave them out")
     args = replace(typed, **{name: getattr(old, name) for name in SHAPE}, depth=0)
