@@ -34,6 +34,7 @@ CASES = {
                     "-bucket 200000"),
     "gutenberg_books-tree": ("gutenberg_books", "-loss tree -lr 0.5 -epoch 5 -dim 50"),
     "gutenberg_books-softmax": ("gutenberg_books", "-loss softmax -lr 0.5 -epoch 5 -dim 50"),
+    "gutenberg_books-tree-lr1": ("gutenberg_books", "-loss tree -lr 1.0 -epoch 5 -dim 50"),
 }
 
 

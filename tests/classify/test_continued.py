@@ -209,3 +209,12 @@ def test_output_may_replace_the_input_model(halves, tmp_path):
         "-output", model, "-epoch", "2", "-verbose", "0"])
     assert (tmp_path / "daily.bin").read_bytes() != before
     assert treexc.load_model(f"{model}.bin").get_labels()[-1] == "__label__fresh"
+
+
+def test_a_full_tree_under_a_depth_limit_is_refused(halves, tmp_path):
+    first = tmp_path / "full"
+    ok(["supervised", "-input", halves / "first.txt", "-output", first, "-loss", "tree",
+        "-arity", "6", "-depth", "1", "-dim", "8", "-epoch", "1", "-verbose", "0"])
+    user_error(["supervised", "-input", halves / "second.txt", "-inputModel", f"{first}.bin",
+                "-output", tmp_path / "m", "-verbose", "0"], f"{first}.bin", "holds 6 labels", "7",
+               "train a new model")

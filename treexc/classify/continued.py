@@ -42,6 +42,12 @@ from .training import init_input_matrix, train_on_corpus
 
 # what a model's shape is made of: the options model files must hold, and the tree
 SHAPE = (*shape_names(Args), "tree")
+OWN_TREE = "(the loss's own)"  # -tree "" in a refusal
+
+
+def capacity_of(arity, depth):
+    """The labels a tree of ``arity`` holds under a depth limit (0: any)."""
+    return arity ** depth if depth > 0 else np.iinfo(np.int64).max
 
 
 def continue_training(path, args, given, reporter, family):
@@ -58,7 +64,7 @@ def continue_training(path, args, given, reporter, family):
     new = count_with_label_lines(args, name)[0]
     dictionary, n_words, n_labels = merged_dictionary(old.dictionary, new)
     reporter.info(f"Continuing {path}: {n_words} new words, {n_labels} new labels")
-    start = Continuation(old, dictionary, new_label_counts(dictionary, new), reporter)
+    start = Continuation(path, old, dictionary, new_label_counts(dictionary, new), reporter)
     with encoded_with(dictionary, args.input) as corpus:
         reporter.info(f"Read {corpus.token_count() // 1000000}M words")
         reporter.info(f"Number of words:  {dictionary.nwords}")
@@ -93,10 +99,11 @@ def continued_args(old, typed, given, path):
             raise TreexcError(f"-{flag}: not with -inputModel ({why})")
     given = {"maxDepth" if name == "depth" else name for name in given}
     for name in SHAPE:
-        value = getattr(typed, name)
+        value, trained = getattr(typed, name), getattr(old, name)
         if name in given and not _same(name, typed, old):
             raise TreexcError(
-                f"-{name} {value}: {path} was trained with -{name} {getattr(old, name)}; "
+                f"-{name} {value}: {path} was trained with -{name} "
+                f"{trained if trained != '' else OWN_TREE}; "
                 f"the options that shape a model ({', '.join('-' + n for n in SHAPE)}) are "
                 "the input model's: leave them out")
     args = replace(typed, **{name: getattr(old, name) for name in SHAPE}, depth=0)
@@ -150,6 +157,7 @@ class Continuation:
     """The input model grown to the merged dictionary, the start of each
     training run of ``train_on_corpus`` (a run that diverges starts again
     from it).  ``label_counts``: the new data's, for the plan."""
+    path: str
     old: object
     dictionary: Dictionary
     label_counts: np.ndarray
@@ -194,6 +202,12 @@ class Continuation:
             grown, old_id = growth.flat_grown(tree, n_labels)
             return grown, np.vstack([w_out, np.zeros((n_new, args.dim), np.float32)])
         if learns_tree(args.loss, args.tree):
+            holds = capacity_of(tree.arity, max(args.maxDepth, 0))
+            if holds < n_labels:
+                raise TreexcError(
+                    f"-inputModel {self.path}: its tree (arity {tree.arity}, depth at most "
+                    f"{args.maxDepth}) holds {holds} labels, fewer than the {n_labels} with "
+                    "the new data's; its shape cannot change: train a new model")
             # no mass cap here: the counts have changed since the tree was
             # learned, and under the cap AssignLabels without statistics moved
             # 573 of cooking's 701 old labels out of their trained slots (2

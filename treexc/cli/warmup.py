@@ -48,9 +48,10 @@ _CLASSIFIER = [
         ("pretrained", ["-pretrainedVectors", "{out}/flat.vec"]),
         ("cached", ["-cache", "{out}/cache"]))),
     ["supervised", "-input", "{multi}", "-output", "{out}/plt", "-epoch", "2", "-dim", "8"],
-    # continued training (-inputModel): a learned tree grown by AssignLabels, a fixed one
-    *(["supervised", "-input", "{multi}", "-inputModel", f"{{out}}/{name}.bin", "-output",
-       f"{{out}}/{name}-continued", "-epoch", "1"] for name in ("tree", "plt")),
+    # continued training (-inputModel), on each model's own kind of lines
+    *(["supervised", "-input", f"{{{data}}}", "-inputModel", f"{{out}}/{name}.bin",
+       "-output", f"{{out}}/{name}-continued", "-epoch", "1"]
+      for name, data in (("tree", "labelled"), ("plt", "multi"))),
     ["supervised", "-input", "{multi}", "-loss", "tree", "-plan"],  # the count with its labels
     *(["test", f"{{out}}/{name}.bin", "{labelled}", "2"]
       for name in ("flat", "tree", "hs", "ova", "ns", "mean")),
