@@ -109,6 +109,10 @@ def main():
             run([PYTHON, "-c", code], env=env)
             cases[f"{label}: python -c 'import treexc; load_model; predict'"] = (
                 [PYTHON, "-c", code], env, b"")
+            # what Python's last garbage collections at exit cost (the CLI
+            # skips them: cli/main.py)
+            cases[f"{label}: the same, ending with gc.freeze()"] = (
+                [PYTHON, "-c", code + "; import gc; gc.freeze()"], env, b"")
     for name, code in (("python -c pass", "pass"), ("import numpy", "import numpy"),
                        ("import click", "import click"),
                        ("import treexc.cli.main (click, the classifier commands' options)",
