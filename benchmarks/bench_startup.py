@@ -20,6 +20,10 @@ numpy, importing numba.  Prints medians of wall and CPU (user + system)
 seconds and of peak RSS, and the load average: a busy machine slows
 everything, so compare rows of one run only.
 
+``--bytecode`` times a one-line `treexc predict` of the linear model with
+the package's bytecode deleted (compiled at each start, under
+PYTHONDONTWRITEBYTECODE=1) and written, instead.
+
 ``--variant LABEL=DIR[,NAME=VALUE...]`` adds a treexc to time in the same
 interleaved runs (its CLI, on the embedding model): the package in DIR
 (e.g. an older commit unpacked with `git archive COMMIT treexc | tar -x -C
@@ -57,6 +61,11 @@ def variant(text):
     return label, [TREEXC], REPO / "out" / "startup-embedding.bin", env
 
 
+# `treexc ARGS...` with Python's last garbage collections at exit, which
+# the command line skips (cli/main.py, _no_final_collections)
+WITH_COLLECTIONS = ("import sys; sys.argv = ['treexc'] + sys.argv[1:]; import treexc.cli.main; "
+                    "m = sys.modules['treexc.cli.main']; "
+                    "m._no_final_collections.registered = True; m.main()")
 # the Python API's steps inside one process: CPU seconds (time.process_time)
 # of each, and the peak RSS (MiB) after it
 STEPS = """
@@ -83,10 +92,37 @@ def trained(treexc, model, flags, env):
     return model
 
 
+def bytecode(runs):
+    """A one-line linear `treexc predict` with the package's bytecode
+    absent (Python compiles the sources at each start: the environment
+    must not write bytecode, PYTHONDONTWRITEBYTECODE=1) and written, the
+    two states twice in turn, with `python -c pass` beside them."""
+    env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
+    model = trained([TREEXC], REPO / "out" / "startup-linear.bin", LINEAR_FLAGS, env)
+    cpu = {}
+    for state in ("absent", "written") * 2:
+        if state == "absent":
+            for pyc in (REPO / "treexc").rglob("*.pyc"):
+                pyc.unlink()
+        else:
+            run([PYTHON, "-m", "compileall", "-q", str(REPO / "treexc")])
+        for _ in range(runs):
+            cpu.setdefault(f"treexc predict, bytecode {state}", []).append(
+                run([TREEXC, "predict", str(model), "-"], env=env, input=b"x\n").cpu)
+            cpu.setdefault("python -c pass", []).append(run([PYTHON, "-c", "pass"], env=env).cpu)
+    print(f"{runs} runs of each state, twice; load average after: {os.getloadavg()[0]:.1f}")
+    print("\n".join(table(["command", "CPU s (median)"], [
+        [name, f"{statistics.median(v):.3f}"] for name, v in cpu.items()])))
+
+
 def main():
-    p = parser(__doc__.split("\n")[0], [("--runs", 10, "runs of each command [10]")])
+    p = parser(__doc__.split("\n")[0], [("--runs", 10, "runs of each command [10]"),
+                                        ("--bytecode", False, "time a one-line predict "
+                                         "without and with the package's bytecode")])
     p.add_argument("--variant", action="append", default=[], help="LABEL=DIR[,NAME=VALUE...]")
     opts = p.parse_args()
+    if opts.bytecode:
+        return bytecode(opts.runs)
 
     # the package's bytecode, as `make demo` leaves it (Python started with
     # PYTHONDONTWRITEBYTECODE would compile every source at every start)
@@ -103,12 +139,19 @@ def main():
         cmd = treexc + ["predict", str(model), "-"]
         answer = run(cmd, env=env, input=b"x\n").out.decode().strip()  # also warms the cache
         cases[f"{label}: treexc predict {model.name} - ({answer})"] = (cmd, env, b"x\n")
+        if label == "linear":  # the same without skipping Python's last collections
+            cases[f"{label}: the same, with the collections at exit"] = (
+                [PYTHON, "-c", WITH_COLLECTIONS, "predict", str(model), "-"], env, b"x\n")
         if label in ("linear", "embedding"):  # the Python API: import, load_model, predict
             code = (f"import treexc; print(treexc.load_model({str(model)!r})"
                     ".predict('how to bake bread'))")
             run([PYTHON, "-c", code], env=env)
             cases[f"{label}: python -c 'import treexc; load_model; predict'"] = (
                 [PYTHON, "-c", code], env, b"")
+            # what Python's last garbage collections at exit cost (the CLI
+            # skips them: cli/main.py)
+            cases[f"{label}: the same, ending with gc.freeze()"] = (
+                [PYTHON, "-c", code + "; import gc; gc.freeze()"], env, b"")
     for name, code in (("python -c pass", "pass"), ("import numpy", "import numpy"),
                        ("import click", "import click"),
                        ("import treexc.cli.main (click, the classifier commands' options)",
