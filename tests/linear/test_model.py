@@ -144,7 +144,7 @@ def _rewrite(src, dst, change):
      "entry_len"),
     (lambda h, a: a["t0.entry_len"].__setitem__(0, 200), "entry_off"),
     (lambda h, a: h.__setitem__("weights", "tiny"), "weights"),
-    (lambda h, a: h.__setitem__("n_trees", 2), "t1"),
+    (lambda h, a: h.__setitem__("n_trees", 3), "t2"),
     (lambda h, a: h["args"].__setitem__("beam", 0), "beam"),
     (lambda h, a: h.__setitem__("n_ids", 3), "n_ids"),
 ])
@@ -174,10 +174,11 @@ def test_weights_of_the_earlier_layout_are_read(work, trained):
     header, arrays = modelfile.load(str(work / "a.bin"))
     arrays = dict(arrays)
     header.pop("weights")
-    counts = arrays.pop("t0.entry_len")
-    arrays["t0.entry_off"] = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
-    arrays["t0.slots"] = arrays["t0.slots"].astype(np.int32)
-    arrays["t0.vals"] = arrays["t0.vals"].astype(np.float32)
+    for t in range(header["n_trees"]):
+        counts = arrays.pop(f"t{t}.entry_len")
+        arrays[f"t{t}.entry_off"] = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+        arrays[f"t{t}.slots"] = arrays[f"t{t}.slots"].astype(np.int32)
+        arrays[f"t{t}.vals"] = arrays[f"t{t}.vals"].astype(np.float32)
     modelfile.save(str(work / "old.bin"), header, arrays)
     old = treexc.load_model(str(work / "old.bin"))
     lines = ["ball goal team", "code bug test", "bread taste"]
@@ -205,6 +206,14 @@ def test_damaged_bytes_are_refused(work, trained):
     data[len(data) // 2] ^= 0xFF
     (work / "flipped.bin").write_bytes(bytes(data))
     user_error(["test", work / "flipped.bin", work / "test.txt"], "flipped.bin")
+
+
+def test_two_trees_by_default_one_for_one_vs_rest(work, trained):
+    assert len(trained.trees) == 2  # -ensemble 2, the default
+    assert trained.trees[0].tree.n_internal > 1
+    one = treexc.train_supervised(str(work / "train.txt"),
+                                  **dict(FLAGS, leafSize=1000, ensemble=3))
+    assert len(one.trees) == 1 and one.trees[0].tree.n_internal == 1
 
 
 def test_ensemble_and_learned_tree(work):
