@@ -5,7 +5,7 @@ defaults are those of the field's best tools where they apply (PECOS
 XR-Linear: C = 1, weights below 0.1 pruned, beam 10), except the trees:
 two of them (Omikuji trains three), each smaller than PECOS's one (32
 branches, leaves of at most 25 labels, not 16 and 100), which scored
-higher for less training on the sets they were tuned on
+higher for about the same training on the sets they were tuned on
 (docs/results/linear.md, "Two smaller trees").  The options the text encoding shares with the
 embedding model (``-wordNgrams``, ``-minCount``, ``-bucket``, ``-label``,
 ``-cache``) keep their meaning; ``-wordNgrams`` defaults to 2 here
