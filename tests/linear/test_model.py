@@ -145,8 +145,12 @@ def _rewrite(src, dst, change):
     (lambda h, a: a["t0.node_off"].__setitem__(1, 10 ** 9), "node_off"),
     (lambda h, a: a["t0.vals"].__setitem__(0, np.nan), "NaN"),
     (lambda h, a: a["kept"].__setitem__(0, 10 ** 9), "kept"),
-    (lambda h, a: a.pop("t0.entry_off"), "entry_off"),
-    (lambda h, a: h.__setitem__("n_trees", 2), "t1"),
+    (lambda h, a: a.pop("t0.entry_len"), "entry_len"),
+    (lambda h, a: a.__setitem__("t0.entry_len", a["t0.entry_len"].astype(np.int64)),
+     "entry_len"),
+    (lambda h, a: a["t0.entry_len"].__setitem__(0, 200), "entry_off"),
+    (lambda h, a: h.__setitem__("weights", "tiny"), "weights"),
+    (lambda h, a: h.__setitem__("n_trees", 3), "t2"),
     (lambda h, a: h["args"].__setitem__("beam", 0), "beam"),
     (lambda h, a: h.__setitem__("n_ids", 3), "n_ids"),
     (lambda h, a: h["plan"].pop("beam"), "plan"),
@@ -159,11 +163,64 @@ def test_bad_files_are_refused(work, trained, change, what):
     user_error(["test", bad, work / "test.txt"], "corrupt")
 
 
+def test_weights_are_stored_compact(work, trained):
+    raw = open(work / "a.bin", "rb").read()
+    assert raw[8:12] == struct.pack("<I", modelfile.COMPACT_LINEAR_VERSION)
+    header, arrays = modelfile.load(str(work / "a.bin"))
+    assert header["weights"] == "compact"
+    assert arrays["t0.slots"].dtype == np.uint8 and arrays["t0.entry_len"].dtype == np.uint8
+    assert arrays["t0.vals"].dtype == np.float16
+    w = trained.trees[0].weights  # the trained weights are float16 values already
+    assert np.array_equal(arrays["t0.vals"].astype(np.float32), w.vals)
+    assert np.array_equal(np.cumsum(arrays["t0.entry_len"]), w.entry_off[1:])
+
+
+def test_weights_of_the_earlier_layout_are_read(work, trained):
+    """A file of the layout before the compact one (int64 column offsets,
+    int32 slots, float32 weights, format version 2) loads as it was."""
+    header, arrays = modelfile.load(str(work / "a.bin"))
+    arrays = dict(arrays)
+    header.pop("weights")
+    for t in range(header["n_trees"]):
+        counts = arrays.pop(f"t{t}.entry_len")
+        arrays[f"t{t}.entry_off"] = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+        arrays[f"t{t}.slots"] = arrays[f"t{t}.slots"].astype(np.int32)
+        arrays[f"t{t}.vals"] = arrays[f"t{t}.vals"].astype(np.float32)
+    modelfile.save(str(work / "old.bin"), header, arrays)
+    old = treexc.load_model(str(work / "old.bin"))
+    lines = ["ball goal team", "code bug test", "bread taste"]
+    a, b = trained.predict(lines, k=3), old.predict(lines, k=3)
+    assert a[0] == b[0] and all(np.array_equal(x, y) for x, y in zip(a[1], b[1]))
+    arrays["t0.slots"] = arrays["t0.slots"].astype(np.uint8)  # not the old layout's
+    modelfile.save(str(work / "mixed.bin"), header, arrays)
+    user_error(["predict", work / "mixed.bin", "-"], "slots", input="ball\n")
+
+
+def test_large_weights_keep_float32(work, trained):
+    from treexc.linear.node_training import stored_values
+    from treexc.linear.stored import compact_weights
+    vals = np.array([0.3, -1e5, 2.0], dtype=np.float32)
+    assert np.array_equal(stored_values(vals), vals)
+    w = trained.trees[0].weights
+    big = type(w)(w.node_off, w.cols, w.entry_off, w.slots,
+                  np.where(np.arange(len(w.vals)) == 0, np.float32(1e5), w.vals))
+    assert compact_weights(big)["vals"].dtype == np.float32
+    assert compact_weights(w)["vals"].dtype == np.float16
+
+
 def test_damaged_bytes_are_refused(work, trained):
     data = bytearray(open(work / "a.bin", "rb").read())
     data[len(data) // 2] ^= 0xFF
     (work / "flipped.bin").write_bytes(bytes(data))
     user_error(["test", work / "flipped.bin", work / "test.txt"], "flipped.bin")
+
+
+def test_two_trees_by_default_one_for_one_vs_rest(work, trained):
+    assert len(trained.trees) == 2  # -ensemble 2, the default
+    assert trained.trees[0].tree.n_internal > 1
+    one = treexc.train_supervised(str(work / "train.txt"),
+                                  **dict(FLAGS, leafSize=1000, ensemble=3))
+    assert len(one.trees) == 1 and one.trees[0].tree.n_internal == 1
 
 
 def test_ensemble_and_learned_tree(work):

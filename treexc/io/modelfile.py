@@ -5,7 +5,8 @@ Layout (little-endian)::
     b"TREEXC\\x00M"           8 bytes, magic
     uint32 version            FORMAT_VERSION (2; version 1 is still read), or
                               QUANTIZED_VERSION (4; 3 is still read) for a
-                              quantised classifier
+                              quantised classifier, or COMPACT_LINEAR_VERSION
+                              (5) for a linear model's compact weights
     uint32 header_crc         CRC-32 of the header bytes (version 1: 0, unused)
     uint64 header_length
     header                    JSON (UTF-8): metadata + array directory; each
@@ -70,7 +71,11 @@ FORMAT_VERSION = 2
 # would misread; version-3 files (nothing compressed) are still read.
 QUANTIZED_VERSION = 4
 COMPRESSED_VERSION = 4  # the first version whose arrays may be compressed
-NEWEST_VERSION = QUANTIZED_VERSION
+# Version 5: a linear model's compact node weights (one-byte child slots and
+# column entry counts, float16 weights: dtype "<f2"), which a version-4
+# reader would call corrupt; it refuses them as newer instead.
+COMPACT_LINEAR_VERSION = 5
+NEWEST_VERSION = COMPACT_LINEAR_VERSION
 FASTTEXT_MAGIC = struct.pack("<i", 793712314)
 _PREAMBLE = struct.Struct("<8sIIQ")
 _ALIGN = 64
@@ -89,7 +94,7 @@ _CRC_BLOCK = 16 << 20
 # the dtypes an array may have, spelled as `save` writes them (numpy.dtype.str):
 # compared as strings, since numpy's own parser of a hostile string can raise
 # anything (a SyntaxError for "(,)f4")
-_DTYPES = ("<f4", "<f8", "<i4", "<i8", "|u1", "|i1")
+_DTYPES = ("<f4", "<f8", "<i4", "<i8", "|u1", "|i1", "<f2")
 _MAX_RANK = 4
 
 
@@ -156,7 +161,7 @@ def write_array(f, arr):
 
 def save(path, header, arrays, version=FORMAT_VERSION, compressed=()):
     """Write ``header`` (JSON-able dict) and ``arrays`` (name -> ndarray) in
-    format ``version`` (the layout is the same in versions 2 to 4), the
+    format ``version`` (the layout is the same in versions 2 to 5), the
     arrays named in ``compressed`` as zlib data (version 4 and later)."""
     if compressed and version < COMPRESSED_VERSION:
         raise ValueError(f"format version {version} has no compressed arrays")

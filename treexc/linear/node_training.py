@@ -19,6 +19,8 @@ from . import solver_kernels as sk
 from . import teacher_kernels as tk
 from .options import SOLVERS
 
+FLOAT16_LARGEST = 60000.0  # larger weights keep float32 (float16 ends at 65504)
+
 
 @dataclass
 class NodeWeights:
@@ -93,8 +95,19 @@ def node_part(weights, n):
             weights.vals[e0:e1])
 
 
+def stored_values(vals):
+    """The weights as the model file keeps them: rounded to float16 (its
+    compact layout, ``stored``) unless one is too large for it, so that a
+    trained model answers as the file it is saved to."""
+    vals = np.asarray(vals, dtype=np.float32)
+    if len(vals) and not float(np.abs(vals).max()) <= FLOAT16_LARGEST:
+        return vals
+    return vals.astype(np.float16).astype(np.float32)
+
+
 def join_nodes(parts):
-    """One :class:`NodeWeights` of the nodes' ``(cols, entry_off, slots, vals)``."""
+    """One :class:`NodeWeights` of the nodes' ``(cols, entry_off, slots, vals)``,
+    the weights rounded as stored (:func:`stored_values`)."""
     node_off = np.zeros(len(parts) + 1, dtype=np.int64)
     node_off[1:] = np.cumsum([len(p[0]) for p in parts])
     bases = np.cumsum([0] + [len(p[2]) for p in parts])
@@ -103,4 +116,4 @@ def join_nodes(parts):
     return NodeWeights(node_off, np.concatenate([p[0] for p in parts]).astype(np.int32),
                        entry_off.astype(np.int64),
                        np.concatenate([p[2] for p in parts]).astype(np.int32),
-                       np.concatenate([p[3] for p in parts]).astype(np.float32))
+                       stored_values(np.concatenate([p[3] for p in parts])))

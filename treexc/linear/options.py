@@ -2,9 +2,11 @@
 
 Names follow fastText's camelCase style (``-leafSize``, ``-C``), and the
 defaults are those of the field's best tools where they apply (PECOS
-XR-Linear: 16 branches, C = 1, weights below 0.1 pruned, beam 10), except
-the leaves: at most 400 labels, not PECOS's 100, which scored better on
-the sets it was tuned on (docs/results/linear.md, "The tree's shape").  The options the text encoding shares with the
+XR-Linear: C = 1, weights below 0.1 pruned, beam 10), except the trees:
+two of them (Omikuji trains three), each smaller than PECOS's one (32
+branches, leaves of at most 25 labels, not 16 and 100), which scored
+higher for about the same training on the sets they were tuned on
+(docs/results/linear.md, "Two smaller trees").  The options the text encoding shares with the
 embedding model (``-wordNgrams``, ``-minCount``, ``-bucket``, ``-label``,
 ``-cache``) keep their meaning; ``-wordNgrams`` defaults to 2 here
 (unigrams and bigrams, as the peers' tf-idf features).
@@ -44,9 +46,9 @@ class LinearArgs:
                         "temporary folder", saved=False)
     seed: int = option(0, "random generator seed; with -thread 1 training is reproducible",
                        at_least=0)
-    arity: int = option(16, "branches of each node of the label tree above its leaves",
+    arity: int = option(32, "branches of each node of the label tree above its leaves",
                         shape=True, at_least=2, at_most=100000)
-    leafSize: int = option(100, "most labels under one node of the tree's last level",
+    leafSize: int = option(25, "most labels under one node of the tree's last level",
                            at_least=2, at_most=100000)
     tree: str = option("kmeans", "label tree: kmeans (balanced spherical k-means over the "
                        "labels' tf-idf centroids, fixed) or learned (then refined by "
@@ -66,7 +68,8 @@ class LinearArgs:
     scorer: str = option("l3hinge", "a child's score from its margin z: l3hinge "
                          "(exp(-max(0, 1 - z)^3)) or sigmoid; a label's score is the product "
                          "along its path", choices=SCORERS)
-    ensemble: int = option(1, "trees trained with different seeds, their scores averaged",
+    ensemble: int = option(2, "trees trained with different seeds, their scores averaged "
+                           "(one when the tree is a single node: one-vs-rest)",
                            at_least=1, at_most=64)
     labelWeights: str = LABEL_WEIGHTS_OPTION()
     weightBalanced: bool = WEIGHT_BALANCED_OPTION()

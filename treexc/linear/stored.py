@@ -7,8 +7,14 @@ a dictionary and tf-idf features; ``"sparse"``: given feature columns),
 ``entry_len``, ``counts``: words then labels, as the embedding model's) or
 the label names alone; ``kept`` and ``idf`` (text input); per tree ``t``
 ``t{t}.children`` (``trees.tree.Tree``) and the node weights
-``t{t}.node_off``, ``.cols``, ``.entry_off``, ``.slots``, ``.vals``
-(``node_training.NodeWeights``).
+``t{t}.node_off``, ``.cols``, ``.entry_len``, ``.slots``, ``.vals``
+(``node_training.NodeWeights``, its ``entry_off`` stored as the column
+entries' counts).  The file is format version 5 (``modelfile``'s
+``COMPACT_LINEAR_VERSION``), its weights compact: slots and counts one byte
+each where the tree's arity allows (``|u1``, else ``<i4``), weights as
+float16 (``<f2``) where they fit, each widened on load for the kernels.
+Files of the earlier layout (``entry_off``, ``<i4`` slots, ``<f4``
+weights: no ``"weights": "compact"`` in the header) are still read.
 
 Reading imports no Numba: the checks that kernels make (the vocabulary's
 duplicates, the tree's paths) are given by the caller, so that the first
@@ -31,13 +37,35 @@ from .plan import Plan
 MODEL_KIND = "linear"
 WEIGHT_ARRAYS = (("node_off", "<i8"), ("cols", "<i4"), ("entry_off", "<i8"),
                  ("slots", "<i4"), ("vals", "<f4"))
+COMPACT = "compact"
+# the compact layout's arrays and the dtypes each may be stored as
+COMPACT_ARRAYS = (("node_off", ("<i8",)), ("cols", ("<i4",)), ("entry_len", ("|u1", "<i4")),
+                  ("slots", ("|u1", "<i4")), ("vals", ("<f2", "<f4")))
+
+
+def narrowest(values):
+    """``values`` (non-negative integers) as ``uint8`` if they fit, else ``int32``."""
+    top = int(values.max()) if len(values) else 0
+    return values.astype(np.uint8 if top <= 255 else np.int32)
+
+
+def compact_weights(weights):
+    """The stored arrays of one tree's :class:`NodeWeights`."""
+    vals = weights.vals
+    with np.errstate(over="ignore"):  # one too large: compared unequal below
+        half = vals.astype(np.float16)
+    if np.array_equal(half.astype(np.float32), vals):  # rounded by training: exact
+        vals = half
+    return {"node_off": weights.node_off, "cols": weights.cols,
+            "entry_len": narrowest(np.diff(weights.entry_off)),
+            "slots": narrowest(weights.slots), "vals": vals}
 
 
 def save_linear(model, path):
     arrays = {}
     header = {"kind": MODEL_KIND, "args": option_values(model.args, saved_only=True),
               "input": "text" if model.text_input else "sparse", "n_cols": model.n_cols,
-              "n_trees": len(model.trees)}
+              "n_trees": len(model.trees), "weights": COMPACT}
     plan = getattr(model, "plan", None)
     if plan is not None:  # the family and the defaults, with their rules (linear/plan.py)
         header["plan"] = plan if isinstance(plan, dict) else plan.header()
@@ -54,9 +82,9 @@ def save_linear(model, path):
         header["nwords"] = 0
     for t, scored in enumerate(model.trees):
         arrays[f"t{t}.children"] = scored.tree.children
-        for name, _ in WEIGHT_ARRAYS:
-            arrays[f"t{t}.{name}"] = getattr(scored.weights, name)
-    modelfile.save(path, header, arrays)
+        for name, arr in compact_weights(scored.weights).items():
+            arrays[f"t{t}.{name}"] = arr
+    modelfile.save(path, header, arrays, version=modelfile.COMPACT_LINEAR_VERSION)
 
 
 @dataclass
@@ -119,7 +147,11 @@ def _model(header, arrays, check_vocabulary, check_tree):
         names = names_of_pool(pool, entry_off, entry_len)
     else:
         raise ValueError(f"input {contents.describe(header['input'])}")
-    trees = [_scored_tree(arrays, t, n_labels, n_cols, check_tree) for t in range(n_trees)]
+    compact = header.get("weights", None)
+    if compact not in (None, COMPACT):
+        raise ValueError(f"weights {contents.describe(compact)}")
+    trees = [_scored_tree(arrays, t, n_labels, n_cols, check_tree, compact == COMPACT)
+             for t in range(n_trees)]
     return StoredLinear(args, n_cols, nwords, (pool, entry_off, entry_len, counts), table,
                         features, names, trees, (header, arrays),
                         stored_plan(header.get("plan"), Plan))
@@ -139,12 +171,36 @@ def _features(header, arrays, n_cols, encoded_ids):
     return np.array(kept), np.array(idf), n_ids, eos_id
 
 
-def _scored_tree(arrays, t, n_labels, n_cols, check_tree):
+def _compact_parts(arrays, t):
+    """The compact layout's arrays of tree ``t``, widened to ``WEIGHT_ARRAYS``'
+    dtypes (the counts summed into offsets)."""
+    parts = {}
+    for name, dtypes in COMPACT_ARRAYS:
+        key = f"t{t}.{name}"
+        if key not in arrays:
+            raise KeyError(key)
+        if arrays[key].dtype.str not in dtypes or arrays[key].ndim != 1:
+            raise ValueError(f"array '{key}' is {arrays[key].dtype} of rank "
+                             f"{arrays[key].ndim}, expected one of {', '.join(dtypes)}")
+        parts[name] = arrays[key]
+    counts = parts.pop("entry_len")
+    entry_off = np.zeros(len(counts) + 1, dtype=np.int64)
+    np.cumsum(counts, dtype=np.int64, out=entry_off[1:])
+    parts["entry_off"] = entry_off
+    parts["slots"] = parts["slots"].astype(np.int32)
+    parts["vals"] = parts["vals"].astype(np.float32)
+    return parts
+
+
+def _scored_tree(arrays, t, n_labels, n_cols, check_tree, compact):
     children = contents.array(arrays, f"t{t}.children", np.int32, 2)
     contents.check_tree(children, n_labels)
     tree = check_tree(np.array(children), n_labels)
-    parts = {name: contents.array(arrays, f"t{t}.{name}", dtype, 1)
-             for name, dtype in WEIGHT_ARRAYS}
+    if compact:
+        parts = _compact_parts(arrays, t)
+    else:
+        parts = {name: contents.array(arrays, f"t{t}.{name}", dtype, 1)
+                 for name, dtype in WEIGHT_ARRAYS}
     node_off, cols, entry_off = parts["node_off"], parts["cols"], parts["entry_off"]
     slots, vals = parts["slots"], parts["vals"]
     n_internal, arity = children.shape

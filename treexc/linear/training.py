@@ -9,7 +9,9 @@
 3. Every node's classifiers, trained in threads (``node_training``).
 4. With ``-tree learned``, the tree refined by AssignLabels on the
    classifiers' scores, and its nodes retrained (``learned_tree``).
-With ``-ensemble N`` steps 2-4 run N times, seeds ``-seed .. -seed+N-1``.
+With ``-ensemble N`` steps 2-4 run N times, seeds ``-seed .. -seed+N-1``,
+unless the tree is one node (``-leafSize`` at least the labels): then its
+members would be the same one-vs-rest classifiers, and one is trained.
 """
 
 import time
@@ -84,7 +86,8 @@ def train_trees(rows, n_labels, args, reporter):
     centroids = kk.label_centroids(rows.indptr, rows.indices, rows.data, rows.label_off,
                                    rows.labels, n_labels, rows.n_cols - 1)
     trees = []
-    for member in range(args.ensemble):
+    members = args.ensemble if n_labels > args.leafSize else 1
+    for member in range(members):
         member_args = replace(args, seed=args.seed + member)
         t1 = time.monotonic()
         tree = kmeans_tree(centroids, rows.n_cols - 1, n_labels, args.arity, args.leafSize,
@@ -92,7 +95,7 @@ def train_trees(rows, n_labels, args, reporter):
         t2 = time.monotonic()
         weights = train_nodes(tree, rows, member_args)
         scored = ScoredTree(tree, weights)
-        reporter.info(f"tree {member + 1}/{args.ensemble}: {tree.n_internal} nodes, "
+        reporter.info(f"tree {member + 1}/{members}: {tree.n_internal} nodes, "
                       f"k-means {t2 - t1:.1f} s, classifiers {time.monotonic() - t2:.1f} s, "
                       f"{weights.nnz} weights")
         if args.tree == "learned":
