@@ -260,13 +260,13 @@ def test_a_file_saved_before_the_family_row_keeps_its_plan():
 
 
 LINEAR_ROWS = [
-    ("the defaults", {}, {"tree": ("kmeans", "kmeans-tree"), "arity": (16, "arity-16"),
-                          "leaf_size": (100, "leaf-size"), "solver": ("svm", "svm-nodes"),
+    ("the defaults", {}, {"tree": ("kmeans", "kmeans-tree"), "arity": (32, "arity-32"),
+                          "leaf_size": (25, "leaf-size-25"), "solver": ("svm", "svm-nodes"),
                           "C": (1.0, "c-1"), "prune": (0.1, "prune-0.1"),
-                          "beam": (10, "beam-10"), "ensemble": (1, "one-tree")}),
+                          "beam": (10, "beam-10"), "ensemble": (2, "two-trees")}),
     ("given flags", {"leafSize": 400, "beam": 20, "tree": "learned"},
      {"leaf_size": (400, GIVEN), "beam": (20, GIVEN), "tree": ("learned", GIVEN),
-      "arity": (16, "arity-16")}),
+      "arity": (32, "arity-32")}),
     ("a default typed is given", {"C": 1.0}, {"C": (1.0, GIVEN)}),
 ]
 
