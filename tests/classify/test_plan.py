@@ -289,7 +289,7 @@ def test_linear_plan_row(flags, expected):
 def test_supervised_plan_of_the_linear_default_reads_no_file():
     lines = plan_lines({"input": "no-such-file.txt"})
     assert lines[0].split()[:3] == ["model", "linear", "auto-linear"]
-    assert any(line.split()[:3] == ["leaf_size", "100", "leaf-size"] for line in lines)
+    assert any(line.split()[:3] == ["leaf_size", "25", "leaf-size-25"] for line in lines)
     # the Python API's: the same plan, the family first
     api = treexc.plan_supervised("no-such-file.txt", beam=5)
     assert (api.model.value, api.beam.value, api.beam.rule) == ("linear", 5, GIVEN)
