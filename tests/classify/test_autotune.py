@@ -101,6 +101,7 @@ def test_first_trial_is_the_users_flags_with_all_their_epochs(data):
     assert model.test(valid) == plain.test(valid)
 
 
+@pytest.mark.slow  # a whole search against its time budget
 def test_budget_respected(data):
     # -epoch 50000, not searched: even the first trial's ninth (5,556 epochs,
     # 23M tokens) takes many times the budget on any machine, and is cut short

@@ -89,6 +89,7 @@ CASES = {
 }
 
 
+@pytest.mark.slow  # whole runs killed and resumed: seconds each
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_killed_and_resumed_runs_end_in_the_same_bytes(case, data):
     args, outputs = CASES[case]
@@ -114,6 +115,7 @@ def test_killed_and_resumed_runs_end_in_the_same_bytes(case, data):
         assert len((resumed / "m.jsonl").read_text().splitlines()) == records >= 4
 
 
+@pytest.mark.slow  # whole runs killed and resumed: seconds each
 @pytest.mark.parametrize("case", ["embedding-tree", "lm"])
 def test_resume_refusals(case, data):
     args, _ = CASES[case]
@@ -179,6 +181,7 @@ def test_the_linear_family_refuses_checkpoints(data):
     one_line_error(treexc(args + ["-resume"], root / "plain"), "-resume: the linear model")
 
 
+@pytest.mark.slow  # whole runs killed and resumed: seconds each
 def test_checkpoints_due_by_time_resume_to_the_same_bytes(data):
     """-checkpoint MINUTES (here 60 ms: one at about every look at the
     progress, every 0.1 s), not the test's steps: killed after the second
@@ -196,6 +199,7 @@ def test_checkpoints_due_by_time_resume_to_the_same_bytes(data):
     assert not (resumed / "m.ckpt").exists()
 
 
+@pytest.mark.slow  # whole runs killed and resumed: seconds each
 @pytest.mark.parametrize("case", ["embedding-tree", "lm"])
 def test_a_run_of_two_threads_resumes_and_finishes(case, data):
     """Hogwild runs are not reproducible, but a resumed one continues from

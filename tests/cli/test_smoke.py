@@ -2,6 +2,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 import treexc
 from treexc import jitstart
 
@@ -34,6 +36,7 @@ def python(code, **env):
     return done.stdout, done.stderr
 
 
+@pytest.mark.slow  # compiles kernels in a fresh cache folder
 def test_compile_notice_once_and_compiling_after_fast_cache_loads():
     """The first real compilation of a process prints the notice, once; and
     after kernels were loaded without the compiler's registries, a new
