@@ -8,11 +8,18 @@ and so do double-dash ones (``--input``).  User errors print one line,
 import atexit
 import functools
 import gc
+import os
 import sys
 
-import click
+# treexc's threads are its workers, each running BLAS in one thread
+# (runtime.blas_threads): OpenBLAS's own pool, which numpy starts on import,
+# would cost every command about 0.07 s of CPU (docs/results/startup.md).
+# A value the user set is kept.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
-from .. import __version__
+import click  # noqa: E402  (after the environment numpy reads on import)
+
+from .. import __version__  # noqa: E402
 from ..errors import TreexcError
 from . import classify
 from .common import (
