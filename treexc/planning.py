@@ -47,6 +47,23 @@ def plan_header(plan):
     return {name: [c.value, c.rule, c.why] for name, c in choices(plan)}
 
 
+class PlanRows:
+    """What every family's frozen ``Plan`` dataclass (its fields Choices)
+    shares: its rows in order, printed by ``-plan``, saved in a model file."""
+
+    def items(self):
+        """``(field, Choice)`` in the plan's order."""
+        return choices(self)
+
+    def lines(self):
+        """Every field, its value, rule and reason: ``-plan``'s output."""
+        return plan_lines(self)
+
+    def header(self):
+        """The plan as saved in a model file: ``{field: [value, rule, why]}``."""
+        return plan_header(self)
+
+
 def stored_plan(saved, plan_class, added=()):
     """The ``{field: [value, rule, why]}`` of a model file's header, checked
     (an untrusted file: ``ValueError`` unless it is what :func:`plan_header`

@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 
 from ..loss.registry import AUTO, REBUILD_BY_LINES, REBUILD_ONCE, loss
 from ..options import bad_option
-from ..planning import GIVEN, Choice, choices, plan_header, plan_lines
+from ..planning import GIVEN, Choice, PlanRows
 from ..trees.capacity import fit_depth
 from .plan_rules import (
     AUTO_PLT_MIN_LABELS_PER_LINE,
@@ -61,7 +61,7 @@ class LabelStats:
 
 
 @dataclass(frozen=True)
-class Plan:
+class Plan(PlanRows):
     model: Choice         # the family (treexc supervised -model: supervised.choose_family)
     loss: Choice
     tree: Choice          # "" = the loss's own (what model files save)
@@ -96,22 +96,10 @@ class Plan:
                        treeUpdates=self.tree_updates.value, scoring=self.scoring.value,
                        lr=self.lr.value)
 
-    def items(self):
-        """``(field, Choice)`` in the plan's order."""
-        return choices(self)
-
     def report(self):
         """The lines training prints: the rules that chose something worth
         saying (a loss, a shape, a reading or a rate other than the usual)."""
         return [c.why for _, c in self.items() if c.rule in SAID]
-
-    def lines(self):
-        """Every field, its value, rule and reason: ``-plan``'s output."""
-        return plan_lines(self)
-
-    def header(self):
-        """The plan as saved in a model file: ``{field: [value, rule, why]}``."""
-        return plan_header(self)
 
 
 # rules whose line training prints (the others are said by -plan and the model's header)

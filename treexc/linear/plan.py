@@ -11,7 +11,7 @@ say.  ``treexc supervised -plan`` prints it; the model file keeps it and
 
 from dataclasses import dataclass, fields
 
-from ..planning import GIVEN, Choice, Rule, choices, plan_header, plan_lines, shown
+from ..planning import GIVEN, Choice, PlanRows, Rule, shown
 from .options import LinearArgs
 
 _DEFAULT = {f.name: f.default for f in fields(LinearArgs)}
@@ -53,7 +53,7 @@ _DEFAULTS = (
 
 
 @dataclass(frozen=True)
-class Plan:
+class Plan(PlanRows):
     model: Choice
     tree: Choice
     arity: Choice
@@ -63,15 +63,6 @@ class Plan:
     prune: Choice
     beam: Choice
     ensemble: Choice
-
-    def items(self):
-        return choices(self)
-
-    def lines(self):
-        return plan_lines(self)
-
-    def header(self):
-        return plan_header(self)
 
 
 def plan(args, given, model):

@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 from fractions import Fraction
 
 from ..options import bad_option
-from ..planning import GIVEN, Choice, Rule, choices, plan_header, plan_lines
+from ..planning import GIVEN, Choice, PlanRows, Rule
 from ..trees.capacity import fit_arity, fit_depth
 
 TREE_LOSS = "tree"  # -loss tree: a tree softmax (else the flat softmax, tied embeddings)
@@ -132,7 +132,7 @@ def _shape(args, n_words):
 
 
 @dataclass(frozen=True)
-class Plan:
+class Plan(PlanRows):
     lr: Choice
     depth: Choice
     arity: Choice
@@ -146,15 +146,6 @@ class Plan:
                        arity=self.arity.value, massSlack=self.mass_cap.value,
                        rootRows=self.root_rows.value, treeUpdates=self.tree_updates.value,
                        treeUpdatesPerEpoch=0)
-
-    def items(self):
-        return choices(self)
-
-    def lines(self):
-        return plan_lines(self)
-
-    def header(self):
-        return plan_header(self)
 
 
 def plan(args, n_words):
