@@ -316,12 +316,12 @@ def run_treexc(treexc, flags, train, test, threads, seed, work):
 
 def warm_treexc(treexc, flags, train, threads, work):
     """Train and test a model with ``flags`` on 300 lines, so that the timed
-    runs find every kernel compiled."""
+    runs find every kernel compiled (the row's own flags: another flag, such
+    as -epoch, would choose another family under -model auto)."""
     work.mkdir(parents=True, exist_ok=True)
     tiny = harness.head(train, work / "tiny.txt", 300)
     harness.run([treexc, "supervised", "-input", str(tiny), "-output",
-                 str(work / "warm"), "-thread", str(threads), *flags, "-epoch", "1",
-                 "-verbose", "0"])
+                 str(work / "warm"), "-thread", str(threads), *flags, "-verbose", "0"])
     harness.run([treexc, "test", str(work / "warm.bin"), str(tiny), "5"])
 
 
