@@ -10,6 +10,18 @@ def ensemble_width(k, n_labels):
     return min(n_labels, max(4 * k, 20))
 
 
+def predict_trees(trees, predict_tree, n, n_labels, k, threshold):
+    """``(labels, log_scores, counts)`` of ``n`` rows: ``predict_tree(tree, k,
+    threshold)`` of the one tree, or of each tree at the ensemble's width,
+    averaged; ``k`` -1 is every label."""
+    k = n_labels if k == -1 else min(k, n_labels)
+    if len(trees) == 1:
+        return predict_tree(trees[0], k, threshold)
+    wide = ensemble_width(k, n_labels)
+    answers = [predict_tree(t, wide, 0.0) for t in trees]
+    return average_answers(answers, n, n_labels, k, threshold)
+
+
 def average_answers(answers, n, n_labels, k, threshold):
     """The ``k`` best labels of each line by their probabilities averaged
     over the trees' answers (a label a tree did not answer scores 0 there)."""

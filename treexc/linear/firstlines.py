@@ -23,7 +23,7 @@ arithmetic is the source's):
   a node's margins summed in float64 over the row's columns in order (each
   product a float32), the scorer with libm's ``exp``/``log1p`` (Python's
   ``math``), the beam and the answer by score, ties by the smaller id;
-  an ensemble averaged by ``ensemble.average_answers``.
+  an ensemble averaged by ``ensemble.predict_trees``.
 
 A model of given sparse features (``-input`` in the repository's format)
 is answered by the kernels: :meth:`LinearFirstLines.predict` returns
@@ -37,7 +37,7 @@ import numpy as np
 from ..io.textio import to_str
 from ..text.line_features import LineEncoder, split_piece, vocabulary_entries
 from ..trees.tree_checks import check_paths
-from .ensemble import average_answers, ensemble_width
+from .ensemble import predict_trees
 from .options import SCORERS
 from .stored import read_linear
 
@@ -124,15 +124,8 @@ class LinearFirstLines:
 
     def predict_rows(self, rows, k, threshold):
         """``LinearModel.predict_rows`` of a list of ``(columns, values)``."""
-        if k == -1:
-            k = self.n_labels
-        k = min(k, self.n_labels)
-        n = len(rows)
-        if len(self.trees) == 1:
-            return self._predict_tree(self.trees[0], rows, k, threshold)
-        wide = ensemble_width(k, self.n_labels)
-        answers = [self._predict_tree(t, rows, wide, 0.0) for t in self.trees]
-        return average_answers(answers, n, self.n_labels, k, threshold)
+        return predict_trees(self.trees, lambda t, k, th: self._predict_tree(t, rows, k, th),
+                             len(rows), self.n_labels, k, threshold)
 
     def _predict_tree(self, tree, rows, k, threshold):
         n = len(rows)

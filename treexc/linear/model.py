@@ -22,7 +22,7 @@ from ..runtime import run_in_ranges
 from ..text.dictionary import Dictionary, check_duplicates
 from ..trees.tree import Tree
 from . import beam_kernels as bk
-from .ensemble import average_answers, ensemble_width
+from .ensemble import predict_trees
 from .features import TfidfFeatures, rows_from_arrays
 from .node_training import NodeWeights
 from .options import SCORERS
@@ -119,16 +119,8 @@ class LinearModel:
 
     def predict_rows(self, rows, k=1, threshold=0.0):
         """``(labels, log_scores, counts)`` of every row of ``rows``."""
-        if k == -1:
-            k = self.nlabels
-        k = min(k, self.nlabels)
-        n = rows.n_rows
-        if len(self.trees) == 1:
-            return self._predict_tree(self.trees[0], rows, k, threshold)
-        # an ensemble: each tree's scores of its best labels, averaged
-        wide = ensemble_width(k, self.nlabels)
-        answers = [self._predict_tree(t, rows, wide, 0.0) for t in self.trees]
-        return average_answers(answers, n, self.nlabels, k, threshold)
+        return predict_trees(self.trees, lambda t, k, th: self._predict_tree(t, rows, k, th),
+                             rows.n_rows, self.nlabels, k, threshold)
 
     def _predict_tree(self, scored, rows, k, threshold):
         n = rows.n_rows
