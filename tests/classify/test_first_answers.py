@@ -26,7 +26,8 @@ LOSSES = {"softmax": dict(loss="softmax"), "hs": dict(loss="hs"),
           # the tree's own answers: these even labels would get -scoring mean
           "tree": dict(loss="tree", arity=4, treeUpdates=2, scoring="tree"),
           "ova": dict(loss="ova"), "ns": dict(loss="ns", neg=3),
-          "plt": dict(loss="plt", arity=4), "plt_learned": dict(loss="plt", tree="learned",
+          "plt": dict(loss="plt", arity=4), "plt2": dict(loss="plt", arity=2),
+          "plt_learned": dict(loss="plt", tree="learned",
                                                                arity=5, treeUpdates=2),
           # both readings of one tree (loss.topk.mean_top_k)
           "mean": dict(loss="tree", arity=4, treeUpdates=2, scoring="mean"),
