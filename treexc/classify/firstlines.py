@@ -34,6 +34,7 @@ from ..io.textio import to_str
 from ..loss.registry import KERNEL_NS, KERNEL_OVA, KERNEL_PLT, KERNEL_TREE, loss
 from ..text.line_features import LineEncoder, split_piece, vocabulary_entries
 from ..trees.tree_checks import check_paths
+from .options import check_k_threshold
 from .plan_rules import SCORING_MEAN
 from .stored import read_classifier
 
@@ -107,6 +108,7 @@ class FirstLines:
         """``(labels, log_probs, counts)`` of every line of ``piece`` (bytes),
         as ``Model.predict_corpus`` gives them, or ``None`` for a model only
         the kernels answer (:meth:`answers_text`)."""
+        check_k_threshold(k, threshold)  # as Model.predict_corpus
         if not self.answers_text():
             return None
         k = self.nlabels if k == -1 else min(k, self.nlabels)
