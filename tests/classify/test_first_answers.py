@@ -84,7 +84,10 @@ def same(got, want):
                for g, w in zip(got, want))
 
 
-@pytest.mark.parametrize("name", list(LOSSES))
+# the quick tier keeps three losses (a tree softmax, sigmoids, a PLT; the
+# ties test below covers five more briefly); make test runs every loss
+@pytest.mark.parametrize("name", [pytest.param(name, marks=() if name in ("hs4", "ns", "plt")
+                                               else pytest.mark.slow) for name in LOSSES])
 def test_same_answers_as_the_kernels(models, name):
     """Every line of the probe, one at a time and as one piece, each query:
     the kernels' arrays byte for byte (labels, float64 scores, counts)."""

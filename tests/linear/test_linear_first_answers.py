@@ -81,7 +81,9 @@ def kernel_answer(model, piece, k, threshold):
     return model.predict_rows(rows, k, threshold)
 
 
-@pytest.mark.parametrize("name", list(MODELS))
+# the quick tier (make test-quick) keeps the cheapest model; make test runs all
+@pytest.mark.parametrize("name", [pytest.param(name, marks=() if name == "beam1"
+                                               else pytest.mark.slow) for name in MODELS])
 def test_same_rows_and_answers_as_the_kernels(models, name):
     model = load_linear(models[name])
     first = firstlines.load(models[name])
