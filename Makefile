@@ -54,8 +54,10 @@ demo: compile
 test: install
 	$(BIN)/python -m pytest -q
 
+# two worker processes (pytest-xdist), a test file's tests in one of them
+# (its module fixtures built once): a 2-core machine's both cores
 test-quick: install
-	$(BIN)/python -m pytest -q -m 'not slow'
+	$(BIN)/python -m pytest -q -m 'not slow' -n 2 --dist loadfile
 
 # benchmarks against fastText 0.9.2 (minutes; see docs/results/)
 bench: install

@@ -13,8 +13,10 @@ the flags of `make demo` (the default: the linear model) and once into
 out/startup-embedding.bin with the embedding model's (`-dim 50 -bucket
 200000 -wordNgrams 2 ...`), warms the Numba cache with one run, then times
 `printf 'x\\n' | treexc predict MODEL -` (a whole process: start, imports,
-model load, kernel loads, one answer, exit) and `python -c 'import treexc;
-treexc.load_model(MODEL).predict(...)'` ``--runs`` times, interleaved with
+model load, kernel loads, one answer, exit), `treexc test MODEL
+examples/cooking.valid.txt.gz` (the kernels' start and 1,579 lines) and
+`python -c 'import treexc; treexc.load_model(MODEL).predict(...)'`
+``--runs`` times, interleaved with
 the floors that every treexc process pays: starting Python, importing
 numpy, importing numba.  Prints medians of wall and CPU (user + system)
 seconds and of peak RSS, and the load average: a busy machine slows
@@ -139,6 +141,10 @@ def main():
         cmd = treexc + ["predict", str(model), "-"]
         answer = run(cmd, env=env, input=b"x\n").out.decode().strip()  # also warms the cache
         cases[f"{label}: treexc predict {model.name} - ({answer})"] = (cmd, env, b"x\n")
+        # the whole `treexc test` of a small file: the kernels' start included
+        valid = str(REPO / "examples" / "cooking.valid.txt.gz")
+        cases[f"{label}: treexc test {model.name} cooking.valid.txt.gz"] = (
+            treexc + ["test", str(model), valid], env, b"")
         if label == "linear":  # the same without skipping Python's last collections
             cases[f"{label}: the same, with the collections at exit"] = (
                 [PYTHON, "-c", WITH_COLLECTIONS, "predict", str(model), "-"], env, b"x\n")

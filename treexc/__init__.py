@@ -91,9 +91,16 @@ def load_model(path):
 
     if model_family(path) == LINEAR:
         # numpy alone until the kernels are worth their start and memory
-        # (linear/first_model.py): `load_model(m).predict(line)` needs no Numba
+        # (io/first_answers.py): `load_model(m).predict(line)` needs no Numba
         from .linear.first_model import load_before_kernels
-        return load_before_kernels(path, _linear_kernels(path))
+        return load_before_kernels(path, _kernel_model(path, LINEAR))
+    if _is_embedding_classifier(path):  # the same, with classify/firstlines.py
+        from .classify import firstlines
+        from .io.first_answers import ModelBeforeKernels
+        from .model_family import EMBEDDING
+        first = firstlines.load(path)
+        return ModelBeforeKernels(EMBEDDING, first, _kernel_model(path, EMBEDDING),
+                                  first.first_lines())
     from . import jitstart
     from .supervised import load_model as load
     from .vectors.model import is_word_vector_file, load_vectors
@@ -102,15 +109,36 @@ def load_model(path):
     return load_vectors(path) if is_word_vector_file(path) else load(path)
 
 
-def _linear_kernels(path):
-    """The loader of the kernels' model of a linear file read already."""
+def _is_embedding_classifier(path):
+    """A treexc embedding classifier's file (not fastText's, not word
+    vectors), by its header; False when it cannot be read (its loader then
+    says why)."""
+    from .classify.stored import MODEL_KIND
+    from .errors import TreexcError
+    from .io import modelfile
+    from .io.fasttext_model import starts_like_fasttext
+
+    if starts_like_fasttext(path):
+        return False
+    try:
+        return modelfile.load_header(path).get("kind") == MODEL_KIND
+    except (TreexcError, OSError):
+        return False
+
+
+def _kernel_model(path, family):
+    """The loader of the kernels' model of a file read already."""
     def kernel_model(first):
         # imported here, not above: Numba only when the kernels take over
         from . import jitstart
-        from .linear.model import load_linear
+        from .model_family import LINEAR
 
+        if family == LINEAR:
+            from .linear.model import load_linear as load
+        else:
+            from .classify.model import load_model as load
         jitstart.prepare()
-        return load_linear(path, loaded=first.loaded)
+        return load(path, loaded=first.loaded)
     return kernel_model
 
 

@@ -201,7 +201,7 @@ def test_first_answers_leave_quantised_models_to_the_kernels(topics, tmp_path):
     folder, _ = topics
     ftz = quantize(folder, "m", "-cutoff", "300", "-qnorm")
     piece = b"ball goal team\nbread cheese\n"
-    assert firstlines.load(ftz).predict(piece, 1, 0.0, False) is None
+    assert firstlines.load(ftz).predict(piece, 1, 0.0) is None
     source = tmp_path / "in.txt"
     source.write_bytes(piece)
     handed = []

@@ -58,9 +58,11 @@ def test_warm_cache_loads_say_nothing_and_answer_alike(tmp_path):
     path.write_text("__label__a x y\n__label__b z w\n" * 30)
     treexc.train_supervised(input=str(path), epoch=2, thread=1).save_model(
         str(tmp_path / "m.bin"))
-    treexc.load_model(str(tmp_path / "m.bin")).predict("x y", k=2)  # fills the cache
+    model = treexc.load_model(str(tmp_path / "m.bin"))
+    model.kernel_model().predict("x y", k=2)  # fills the cache
+    # the kernels' model: a short predict of treexc.load_model's is numpy's
     code = (f"import treexc\nm = treexc.load_model({str(tmp_path / 'm.bin')!r})\n"
-            "print(m.predict('x y', k=2))\n"
+            "print(m.kernel_model().predict('x y', k=2))\n"
             "from treexc import jitstart\nprint(jitstart.fast_loads())\n")
     out, err = python(code)
     assert err == ""  # no compilation: no notice

@@ -15,7 +15,7 @@ import treexc
 from treexc.errors import TreexcError
 from treexc.io.answers import format_predictions, label_names
 from treexc.linear import firstlines
-from treexc.linear.first_model import LinearModelBeforeKernels
+from treexc.io.first_answers import ModelBeforeKernels
 from treexc.linear.model import load_linear
 
 IO_TESTS = Path(__file__).resolve().parent.parent / "io"  # test_model_mutation's folder
@@ -81,7 +81,9 @@ def kernel_answer(model, piece, k, threshold):
     return model.predict_rows(rows, k, threshold)
 
 
-@pytest.mark.parametrize("name", list(MODELS))
+# the quick tier (make test-quick) keeps the cheapest model; make test runs all
+@pytest.mark.parametrize("name", [pytest.param(name, marks=() if name == "beam1"
+                                               else pytest.mark.slow) for name in MODELS])
 def test_same_rows_and_answers_as_the_kernels(models, name):
     model = load_linear(models[name])
     first = firstlines.load(models[name])
@@ -191,7 +193,7 @@ def test_the_api_answers_first_lines_without_the_kernels(models):
     member used."""
     kernels = load_linear(models["ensemble"])
     api = treexc.load_model(models["ensemble"])
-    assert isinstance(api, LinearModelBeforeKernels) and api._model is None
+    assert isinstance(api, ModelBeforeKernels) and api._model is None
     texts = [line.decode("utf-8", "surrogateescape") for line in probe_lines()
              if b"\n" not in line]
     for k, threshold in QUERIES[:5]:

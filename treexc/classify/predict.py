@@ -9,8 +9,8 @@ fast one gets batch throughput.
 The first pieces are answered without Numba (``classify/firstlines.py``):
 importing it and loading the kernels costs more than answering a few lines
 with numpy.  The kernels take over for good as ``io/first_answers.py``
-says (a big piece, or :data:`FIRST_LINES` lines answered), or at a line
-numpy cannot decide; the answers are the same either way.
+says (a big piece, or the model's ``first_lines()`` lines answered), or at
+once for a model only they answer; the answers are the same either way.
 
 Every input line gets exactly one output line, whatever its bytes (see
 ``textio``): labels are printed with control characters escaped
@@ -24,10 +24,6 @@ from ..io.first_answers import FirstAnswers, piece_lines
 from ..io.textio import ByteCheck, display_name, read_line_chunks, to_bytes
 from . import firstlines
 
-# numpy answers a line in about 0.1-1 ms (a few lines cost less than the
-# kernels' start), the kernels in microseconds
-FIRST_LINES = 1000
-
 
 def stream_predictions(model_path, path, k, threshold, with_prob, kernel_model):
     """Yield output bytes, one line per input line, piece by piece; then warn
@@ -38,12 +34,12 @@ def stream_predictions(model_path, path, k, threshold, with_prob, kernel_model):
     names = label_names(first.labels)
     check = ByteCheck()
     model = None
-    gate = FirstAnswers(FIRST_LINES)
+    gate = FirstAnswers(first.first_lines())
     for _, piece in read_line_chunks(path, check):
         answer = None
         if model is None:
             if gate.take(piece_lines(piece), len(piece)):
-                answer = first.predict(piece, k, threshold, with_prob)
+                answer = first.predict(piece, k, threshold)
             if answer is None:
                 model = kernel_model(first)
         if answer is None:

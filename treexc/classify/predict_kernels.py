@@ -1,7 +1,12 @@
 """Numba kernels of inference: each line's hidden vector, then its exact
-top-k labels (``loss.topk``), its labels' mean hidden vectors (for a
-clustering tree), or its labels' tree statistics (``dump-tree -input``).
-All scratch space is allocated per call, so concurrent calls are safe."""
+top-k labels, its labels' mean hidden vectors (for a clustering tree), or
+its labels' tree statistics (``dump-tree -input``).  All scratch space is
+allocated per call, so concurrent calls are safe.
+
+The answers (:func:`predict_lines`) are computed in ``exact_kernels``'
+fixed order, which ``classify/firstlines.py`` follows with numpy to the
+bit; the statistics and centroids, which training uses, keep ``fastmath``
+(``hidden_vector``)."""
 
 import numpy as np
 from numba import njit
@@ -9,8 +14,8 @@ from numba import njit
 from .. import jitstart  # noqa: F401  (keys the kernel caches on every kernel's source)
 from ..loss.plt import plt_path_statistics
 from ..loss.registry import KERNEL_PLT, KERNEL_TREE
-from ..loss.topk import mean_top_k, plt_top_k, sigmoid_top_k, sort_heap, tree_top_k
 from ..loss.tree_softmax import path_statistics
+from .exact_kernels import hidden_mean, mean_top_k, search_top_k, sigmoid_top_k, sort_answer
 
 
 @njit(cache=True, nogil=True, fastmath=True)
@@ -25,11 +30,11 @@ def hidden_vector(w_in, feats, f0, f1, out):
         out[i] *= inv
 
 
-@njit(cache=True, nogil=True, fastmath=True)
+@njit(cache=True, nogil=True)
 def predict_lines(feat_off, feats, w_in, w_out, loss_kind, children, n_labels, k,
                   threshold, mean_scoring, out_label, out_score, out_count):
-    """Top-k labels of every line, best first (``mean_scoring``: a tree
-    softmax read both ways, ``loss.topk.mean_top_k``).
+    """Top-k labels of every line, best first, ties by smaller label id
+    (``mean_scoring``: a tree softmax read both ways, ``loss.topk.mean_top_k``).
 
     ``out_label``/``out_score`` are (n_lines, k): label ids and
     log-probabilities; ``out_count[i]`` says how many are valid (0 for a
@@ -55,21 +60,17 @@ def predict_lines(feat_off, feats, w_in, w_out, loss_kind, children, n_labels, k
         out_count[line] = 0
         if f1 == f0:
             continue
-        hidden_vector(w_in, feats, f0, f1, hidden)
+        hidden_mean(w_in, feats, f0, f1, hidden)
         if loss_kind == KERNEL_TREE and mean_scoring:
             size = mean_top_k(w_out, children, n_labels, hidden, k, log_threshold, heap_score,
                               heap_label, node_tree, node_flat, label_score, probs)
-        elif loss_kind == KERNEL_TREE:
-            size = tree_top_k(w_out, children, n_labels, hidden, k, log_threshold,
-                              heap_score, heap_label, stack_node, stack_score, probs,
-                              child_order)
-        elif loss_kind == KERNEL_PLT:
-            size = plt_top_k(w_out, children, n_labels, hidden, k, log_threshold,
-                             heap_score, heap_label, stack_node, stack_score, probs,
-                             child_order)
+        elif loss_kind == KERNEL_TREE or loss_kind == KERNEL_PLT:
+            size = search_top_k(w_out, children, n_labels, hidden, k, log_threshold,
+                                heap_score, heap_label, stack_node, stack_score, probs,
+                                child_order, loss_kind == KERNEL_PLT)
         else:
             size = sigmoid_top_k(w_out, hidden, k, log_threshold, heap_score, heap_label)
-        sort_heap(heap_score, heap_label, size, out_score[line], out_label[line])
+        sort_answer(heap_score, heap_label, size, out_score[line], out_label[line])
         out_count[line] = size
 
 

@@ -83,6 +83,11 @@ class LinearFirstLines:
     def text_input(self):
         return self.encoder is not None
 
+    def answers_text(self):
+        """Does :meth:`predict` answer lines of text (a model trained on given
+        features reads none)?"""
+        return self.text_input
+
     # -- text -> rows (feature_kernels.tfidf_rows) ----------------------------
     def row(self, line, has_eos):
         """``(columns, values)`` of one line: Python ints and floats (each
