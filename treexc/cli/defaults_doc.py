@@ -97,13 +97,13 @@ LINEAR_VARIANTS = ('"default: " "beam-5: beam=5" "beam-20: beam=20" "scorer-sigm
                    '"arity-100: arity=100" "leafSize-100: leafSize=100" "solver-lr: '
                    'solver=lr" "solver-lr-sigmoid: solver=lr scorer=sigmoid" "C-0.5: C=0.5" '
                    '"C-2: C=2" "prune-0.05: prune=0.05" "prune-0.2: prune=0.2" "ensemble-1: '
-                   'ensemble=1" "ensemble-3: ensemble=3"')
+                   'ensemble=1" "ensemble-3: ensemble=3" "C-1.5: C=1.5"')
 WN_VARIANTS = ('"default: " "beam-5: beam=5" "beam-20: beam=20" "scorer-sigmoid: '
                'scorer=sigmoid" "tree-learned: tree=learned" "arity-16: arity=16" '
                '"leafSize-100: leafSize=100" "C-0.5: C=0.5" "C-2: C=2" "prune-0.05: '
                'prune=0.05" "prune-0.2: prune=0.2" "ensemble-1: ensemble=1" "ensemble-3: '
                'ensemble=3" "one-100x100: ensemble=1 arity=100 leafSize=100" "two-64x50: '
-               'arity=64 leafSize=50" "two-100x100: arity=100 leafSize=100"')
+               'arity=64 leafSize=50" "two-100x100: arity=100 leafSize=100" "C-1.5: C=1.5"')
 ABLATIONS += (
     {"title": "The linear model's defaults: cooking",
      "file": "defaults-linear-cooking.jsonl", "common": LINEAR_COMMON,
