@@ -91,6 +91,48 @@ ABLATIONS += (
 )
 
 
+LINEAR_COMMON = "-model linear"
+LINEAR_VARIANTS = ('"default: " "beam-5: beam=5" "beam-20: beam=20" "scorer-sigmoid: '
+                   'scorer=sigmoid" "tree-learned: tree=learned" "arity-16: arity=16" '
+                   '"arity-100: arity=100" "leafSize-100: leafSize=100" "solver-lr: '
+                   'solver=lr" "solver-lr-sigmoid: solver=lr scorer=sigmoid" "C-0.5: C=0.5" '
+                   '"C-2: C=2" "prune-0.05: prune=0.05" "prune-0.2: prune=0.2" "ensemble-1: '
+                   'ensemble=1" "ensemble-3: ensemble=3" "C-1.5: C=1.5"')
+WN_VARIANTS = ('"default: " "beam-5: beam=5" "beam-20: beam=20" "scorer-sigmoid: '
+               'scorer=sigmoid" "tree-learned: tree=learned" "arity-16: arity=16" '
+               '"leafSize-100: leafSize=100" "C-0.5: C=0.5" "C-2: C=2" "prune-0.05: '
+               'prune=0.05" "prune-0.2: prune=0.2" "ensemble-1: ensemble=1" "ensemble-3: '
+               'ensemble=3" "one-100x100: ensemble=1 arity=100 leafSize=100" "two-64x50: '
+               'arity=64 leafSize=50" "two-100x100: arity=100 leafSize=100" "C-1.5: C=1.5"')
+ABLATIONS += (
+    {"title": "The linear model's defaults: cooking",
+     "file": "defaults-linear-cooking.jsonl", "common": LINEAR_COMMON,
+     "version": "0.1.0+07c72fe",
+     "command": "benchmarks/bench_linear.py --unpacked /tmp/treexc-data --sets cooking "
+                "--seeds 0,1,2 --variants " + LINEAR_VARIANTS
+                + " --out docs/results/defaults-linear-cooking.jsonl",
+     "note": "Each linear default against its alternatives, the others at their defaults "
+             "(736 labels, multi-label). `beam-*` and `scorer-sigmoid` change prediction "
+             "only: they test the default's models again (its training figures). "
+             "`arity-100` is the same model as the default here (736 labels in leaves of "
+             "25 need 30 branches, fewer than 32). Train seconds are wall seconds of "
+             "`-thread 2` on the shared 2-core machine (load average 13-22): compare the "
+             "CPU seconds."},
+    {"title": "The linear model's defaults: wn_hypernym",
+     "file": "defaults-linear-wn.jsonl", "common": LINEAR_COMMON,
+     "version": "0.1.0+07c72fe",
+     "command": "benchmarks/bench_linear.py --unpacked /tmp/treexc-data --sets wn_hypernym "
+                "--seeds 0 --variants " + WN_VARIANTS
+                + " --out docs/results/defaults-linear-wn.jsonl",
+     "note": "The same on wn_hypernym (8,737 labels, single-label, median 5 lines a label), "
+             "seed 0 only: a training took 4-10 minutes of wall time on the loaded machine "
+             "(load average 17-25), and `-solver lr` (0.13 P@1 below on cooking) was not run. "
+             "`one-100x100`, `two-64x50` and `two-100x100`: one or two trees of 100 "
+             "branches and leaves of 100 (Omikuji Bonsai's shape: one level of 88 leaves "
+             "here), two of 64 and 50. Compare the CPU seconds."},
+)
+
+
 def ablation_section(ablation):
     """The ablation's table: per configuration its seeds' P@1 and their
     median, and the median training seconds."""
@@ -104,18 +146,24 @@ def ablation_section(ablation):
     with open(path) as f:
         for record in map(json.loads, f):
             runs.setdefault(record["config"], []).append(record)
-    lines += ["| configuration | flags added | P@1 by seed | P@1 median | train s median |",
-              "|---|---|---|---|---|"]
+    # benchmarks/bench_linear.py's records also have P@5 and training CPU seconds
+    cpu = all("train_cpu_s" in r for records in runs.values() for r in records)
+    lines += ["| configuration | flags added | P@1 by seed | P@1 median | "
+              + ("P@5 median | train CPU s median | " if cpu else "") + "train s median |",
+              "|---|---|---|---|" + ("---|---|" if cpu else "") + "---|"]
     for config, records in runs.items():
         records.sort(key=lambda r: r["seed"])
         flags = records[0]["flags"]
         added = ("fastText " + flags["loss"] if isinstance(flags, dict)
                  else " ".join(flags[len(ablation["common"].split()):]))
         p1 = [r["p1"] for r in records]
+        extra = (f"{statistics.median(r['p5'] for r in records):.4f} | "
+                 f"{statistics.median(r['train_cpu_s'] for r in records):.1f} | "
+                 if cpu else "")
         lines.append(f"| {config} | {('`' + added + '`') if added else '(none)'} | "
                      + ", ".join(f"{p:.4f}" for p in p1)
-                     + f" | {statistics.median(p1):.4f} | "
-                     f"{statistics.median(r['train_s'] for r in records):.1f} |")
+                     + f" | {statistics.median(p1):.4f} | " + extra
+                     + f"{statistics.median(r['train_s'] for r in records):.1f} |")
     return lines + [""]
 
 HEAD = """# Defaults: what model a user gets, and why
