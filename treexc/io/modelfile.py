@@ -6,8 +6,7 @@ Layout (little-endian)::
     uint32 version            FORMAT_VERSION (2; version 1 is still read), or
                               QUANTIZED_VERSION (4; 3 is still read) for a
                               quantised classifier, or COMPACT_LINEAR_VERSION
-                              (6; 5 is still read) for a linear model's
-                              compact weights
+                              (6; 5 is still read) for a linear model
     uint32 header_crc         CRC-32 of the header bytes (version 1: 0, unused)
     uint64 header_length
     header                    JSON (UTF-8): metadata + array directory; each
@@ -73,10 +72,8 @@ FORMAT_VERSION = 2
 QUANTIZED_VERSION = 4
 COMPRESSED_VERSION = 4  # the first version whose arrays may be compressed
 # Version 5: a linear model's compact node weights (one-byte child slots and
-# column entry counts, float16 weights: dtype "<f2"), which a version-4
-# reader would call corrupt; it refuses them as newer instead.  Version 6:
-# their columns as uint16 low bits (dtype "<u2") and counts of the high
-# bits; version-5 files (int32 columns) are still read.
+# column entry counts, float16 weights "<f2"), which a version-4 reader would
+# call corrupt; version 6 (5 still read): columns as 16 low bits ("<u2").
 COMPACT_LINEAR_VERSION = 6
 NEWEST_VERSION = COMPACT_LINEAR_VERSION
 FASTTEXT_MAGIC = struct.pack("<i", 793712314)
