@@ -141,7 +141,9 @@ def _rewrite(src, dst, change):
 
 @pytest.mark.parametrize("change,what", [
     (lambda h, a: a["t0.slots"].__setitem__(0, 99), "slot"),
-    (lambda h, a: a["t0.cols"].__setitem__(0, -5), "column"),
+    (lambda h, a: a["t0.cols"].__setitem__(-1, 65535), "column"),
+    (lambda h, a: a["t0.col_high"].__setitem__(0, -1), "col_high"),
+    (lambda h, a: a.__setitem__("t0.col_high", a["t0.col_high"][1:]), "col_high"),
     (lambda h, a: a["t0.node_off"].__setitem__(1, 10 ** 9), "node_off"),
     (lambda h, a: a["t0.vals"].__setitem__(0, np.nan), "NaN"),
     (lambda h, a: a["kept"].__setitem__(0, 10 ** 9), "kept"),
@@ -169,10 +171,38 @@ def test_weights_are_stored_compact(work, trained):
     header, arrays = modelfile.load(str(work / "a.bin"))
     assert header["weights"] == "compact"
     assert arrays["t0.slots"].dtype == np.uint8 and arrays["t0.entry_len"].dtype == np.uint8
-    assert arrays["t0.vals"].dtype == np.float16
+    assert arrays["t0.vals"].dtype == np.float16 and arrays["t0.cols"].dtype == np.uint16
     w = trained.trees[0].weights  # the trained weights are float16 values already
     assert np.array_equal(arrays["t0.vals"].astype(np.float32), w.vals)
+    assert np.array_equal(arrays["t0.cols"], w.cols)  # columns below 65536: no high bits
+    assert np.array_equal(arrays["t0.col_high"], np.diff(w.node_off))
     assert np.array_equal(np.cumsum(arrays["t0.entry_len"]), w.entry_off[1:])
+
+
+def test_columns_split_into_low_and_high_bits():
+    from treexc.linear.stored import joined_columns, split_columns
+    node_off = np.array([0, 3, 3, 6], dtype=np.int64)  # a node without columns between
+    cols = np.array([5, 70000, 200000, 1, 65535, 65536], dtype=np.int32)
+    parts = split_columns(node_off, cols)
+    assert parts["cols"].dtype == np.uint16 and len(parts["col_high"]) == 3 * 4
+    assert np.array_equal(joined_columns(node_off, parts["cols"], parts["col_high"]), cols)
+    with pytest.raises(ValueError, match="col_high"):
+        joined_columns(node_off, parts["cols"], parts["col_high"][:-1])
+
+
+def test_whole_columns_of_the_compact_layout_are_read(work, trained):
+    """A compact file of format version 5, its columns whole int32 (no
+    ``col_high``), loads as it was."""
+    header, arrays = modelfile.load(str(work / "a.bin"))
+    arrays = dict(arrays)
+    for t in range(header["n_trees"]):
+        arrays[f"t{t}.cols"] = trained.trees[t].weights.cols.astype(np.int32)
+        arrays.pop(f"t{t}.col_high")
+    modelfile.save(str(work / "whole.bin"), header, arrays, version=5)  # that layout's
+    whole = treexc.load_model(str(work / "whole.bin"))
+    lines = ["ball goal team", "code bug test", "bread taste"]
+    a, b = trained.predict(lines, k=3), whole.predict(lines, k=3)
+    assert a[0] == b[0] and all(np.array_equal(x, y) for x, y in zip(a[1], b[1]))
 
 
 def test_weights_of_the_earlier_layout_are_read(work, trained):
@@ -186,6 +216,8 @@ def test_weights_of_the_earlier_layout_are_read(work, trained):
         arrays[f"t{t}.entry_off"] = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
         arrays[f"t{t}.slots"] = arrays[f"t{t}.slots"].astype(np.int32)
         arrays[f"t{t}.vals"] = arrays[f"t{t}.vals"].astype(np.float32)
+        arrays[f"t{t}.cols"] = trained.trees[t].weights.cols.astype(np.int32)
+        arrays.pop(f"t{t}.col_high")
     modelfile.save(str(work / "old.bin"), header, arrays)
     old = treexc.load_model(str(work / "old.bin"))
     lines = ["ball goal team", "code bug test", "bread taste"]

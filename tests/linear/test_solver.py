@@ -170,3 +170,36 @@ def test_train_node_takes_each_lines_weight_per_slot():
                 if slots[q] == slot:
                     got[cols[e]] = vals[q]
         assert np.allclose(got, full, atol=1e-4)
+
+
+@pytest.mark.parametrize("solver", [sk.SOLVER_SVM, sk.SOLVER_LR])
+def test_a_node_of_few_lines_trains_as_its_rows_alone(solver):
+    """A node holding at most half the lines solves on a renumbered copy of
+    its rows: the same weights, to the bit, as those rows trained in place."""
+    rng = np.random.default_rng(3)
+    n, d = 90, 40
+    dense = np.where(rng.random((n, d)) < 0.2, rng.random((n, d)), 0.0).astype(np.float32)
+    dense[:, -1] = 1.0  # the bias column
+    indptr = np.concatenate([[0], np.cumsum((dense != 0).sum(axis=1))]).astype(np.int64)
+    indices = np.nonzero(dense)[1].astype(np.int32)
+    data = dense[dense != 0]
+    lines = np.arange(0, n, 3, dtype=np.int64)  # a third of the lines: the copy
+    positive = (rng.random((len(lines), 3)) < 0.4).astype(np.uint8)
+    filled = np.ones(3, dtype=np.uint8)
+
+    def train(ptr, idx, val, at):
+        w = np.zeros(d)
+        column_slot = np.full(d, -1, dtype=np.int32)
+        out = sk.train_node(at, positive, filled, ptr, idx, val, 1.0, solver, 50, 0.01, 0.01,
+                            11, w, column_slot, np.zeros((0, 0)))
+        assert (w == 0).all() and (column_slot == -1).all()
+        return out
+
+    sub = dense[lines]  # the node's rows alone: all the lines, read in place
+    sub_ptr = np.concatenate([[0], np.cumsum((sub != 0).sum(axis=1))]).astype(np.int64)
+    copied = train(indptr, indices, data, lines)
+    in_place = train(sub_ptr, np.nonzero(sub)[1].astype(np.int32), sub[sub != 0],
+                     np.arange(len(lines), dtype=np.int64))
+    assert len(copied[3]) > 0
+    for a, b in zip(copied[:4], in_place[:4]):
+        assert a.dtype == b.dtype and np.array_equal(a, b)

@@ -6,7 +6,7 @@ Layout (little-endian)::
     uint32 version            FORMAT_VERSION (2; version 1 is still read), or
                               QUANTIZED_VERSION (4; 3 is still read) for a
                               quantised classifier, or COMPACT_LINEAR_VERSION
-                              (5) for a linear model's compact weights
+                              (6; 5 is still read) for a linear model
     uint32 header_crc         CRC-32 of the header bytes (version 1: 0, unused)
     uint64 header_length
     header                    JSON (UTF-8): metadata + array directory; each
@@ -72,9 +72,9 @@ FORMAT_VERSION = 2
 QUANTIZED_VERSION = 4
 COMPRESSED_VERSION = 4  # the first version whose arrays may be compressed
 # Version 5: a linear model's compact node weights (one-byte child slots and
-# column entry counts, float16 weights: dtype "<f2"), which a version-4
-# reader would call corrupt; it refuses them as newer instead.
-COMPACT_LINEAR_VERSION = 5
+# column entry counts, float16 weights "<f2"), which a version-4 reader would
+# call corrupt; version 6 (5 still read): columns as 16 low bits ("<u2").
+COMPACT_LINEAR_VERSION = 6
 NEWEST_VERSION = COMPACT_LINEAR_VERSION
 FASTTEXT_MAGIC = struct.pack("<i", 793712314)
 _PREAMBLE = struct.Struct("<8sIIQ")
@@ -94,7 +94,7 @@ _CRC_BLOCK = 16 << 20
 # the dtypes an array may have, spelled as `save` writes them (numpy.dtype.str):
 # compared as strings, since numpy's own parser of a hostile string can raise
 # anything (a SyntaxError for "(,)f4")
-_DTYPES = ("<f4", "<f8", "<i4", "<i8", "|u1", "|i1", "<f2")
+_DTYPES = ("<f4", "<f8", "<i4", "<i8", "|u1", "|i1", "<f2", "<u2")
 _MAX_RANK = 4
 
 

@@ -208,6 +208,33 @@ def train_node(lines, positive, filled, indptr, indices, data, C, solver, max_it
     cols = np.sort(cols[:m])
     for q in range(m):
         column_slot[cols[q]] = q  # the column's place in the node's sorted columns
+    # Below the root, the solver reads a copy of the node's rows with the
+    # columns renumbered to their places: each pass then walks contiguous
+    # rows and a weight vector only as long as the node's columns, which
+    # stays in cache where the whole model's would not.  The places ascend
+    # with the columns, so every sum runs in the same order: the same
+    # weights to the bit.  A node holding most lines (the root) reads the
+    # rows in place, which a copy would only double in memory.
+    in_place = 2 * n > len(indptr) - 1
+    if in_place:
+        rows_at, ptr, idx, val = lines, indptr, indices, data
+        wv = w[:]
+    else:
+        rows_at = np.arange(n)
+        ptr = np.zeros(n + 1, dtype=np.int64)
+        for s in range(n):
+            i = lines[s]
+            ptr[s + 1] = ptr[s] + indptr[i + 1] - indptr[i]
+        idx = np.empty(ptr[n], dtype=np.int32)
+        val = np.empty(ptr[n], dtype=data.dtype)
+        for s in range(n):
+            i = lines[s]
+            p = ptr[s]
+            for k in range(indptr[i], indptr[i + 1]):
+                idx[p] = column_slot[indices[k]]
+                val[p] = data[k]
+                p += 1
+        wv = w[:m]
     # per slot, the kept weights by column place
     kept_place = np.empty(64, dtype=np.int32)
     kept_slot = np.empty(64, dtype=np.int32)
@@ -227,15 +254,16 @@ def train_node(lines, positive, filled, indptr, indices, data, C, solver, max_it
                 cost[s] = C * line_weight[s, j]
         state[0] = np.uint64(seed) * np.uint64(0x9E3779B97F4A7C15) + np.uint64(2 * j + 1)
         if solver == SOLVER_LR:
-            passes += solve_lr(lines, y, xnorm2, indptr, indices, data, cost, max_iter, eps,
-                               w, state)
+            passes += solve_lr(rows_at, y, xnorm2, ptr, idx, val, cost, max_iter, eps, wv,
+                               state)
         else:
-            passes += solve_svm(lines, y, xnorm2, indptr, indices, data, cost, max_iter, eps,
-                                w, state)
+            passes += solve_svm(rows_at, y, xnorm2, ptr, idx, val, cost, max_iter, eps, wv,
+                                state)
         for q in range(m):
             c = cols[q]
-            v = w[c]
-            w[c] = 0.0
+            at = c if in_place else q
+            v = wv[at]
+            wv[at] = 0.0
             if abs(v) >= prune or (c == bias_col and v != 0.0):
                 if n_kept == len(kept_place):
                     kept_place = grown(kept_place, 2 * len(kept_place))

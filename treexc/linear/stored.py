@@ -13,8 +13,14 @@ entries' counts).  The file is format version 5 (``modelfile``'s
 ``COMPACT_LINEAR_VERSION``), its weights compact: slots and counts one byte
 each where the tree's arity allows (``|u1``, else ``<i4``), weights as
 float16 (``<f2``) where they fit, each widened on load for the kernels.
-Files of the earlier layout (``entry_off``, ``<i4`` slots, ``<f4``
-weights: no ``"weights": "compact"`` in the header) are still read.
+The columns, the largest array (one a column entry, most entries holding
+one or two weights), are kept as their low 16 bits (``<u2``) and, in
+``t{t}.col_high``, per node and value of the high bits the number of its
+columns that have it: a node's columns ascend, so those counts give back
+the high bits in order.  Files whose columns are whole (``<i4``, no
+``col_high``) and files of the earlier layout (``entry_off``, ``<i4``
+slots, ``<f4`` weights: no ``"weights": "compact"`` in the header) are
+still read.
 
 Reading imports no Numba: the checks that kernels make (the vocabulary's
 duplicates, the tree's paths) are given by the caller, so that the first
@@ -39,8 +45,10 @@ WEIGHT_ARRAYS = (("node_off", "<i8"), ("cols", "<i4"), ("entry_off", "<i8"),
                  ("slots", "<i4"), ("vals", "<f4"))
 COMPACT = "compact"
 # the compact layout's arrays and the dtypes each may be stored as
-COMPACT_ARRAYS = (("node_off", ("<i8",)), ("cols", ("<i4",)), ("entry_len", ("|u1", "<i4")),
-                  ("slots", ("|u1", "<i4")), ("vals", ("<f2", "<f4")))
+COMPACT_ARRAYS = (("node_off", ("<i8",)), ("cols", ("<u2", "<i4")),
+                  ("entry_len", ("|u1", "<i4")), ("slots", ("|u1", "<i4")),
+                  ("vals", ("<f2", "<f4")))
+LOW_BITS = 16  # the columns' bits kept in ``cols``; ``col_high`` counts the rest
 
 
 def narrowest(values):
@@ -56,9 +64,36 @@ def compact_weights(weights):
         half = vals.astype(np.float16)
     if np.array_equal(half.astype(np.float32), vals):  # rounded by training: exact
         vals = half
-    return {"node_off": weights.node_off, "cols": weights.cols,
+    return {"node_off": weights.node_off, **split_columns(weights.node_off, weights.cols),
             "entry_len": narrowest(np.diff(weights.entry_off)),
             "slots": narrowest(weights.slots), "vals": vals}
+
+
+def split_columns(node_off, cols):
+    """``cols`` (ascending within each node) as their low bits and the
+    counts of each node's columns per value of the high bits."""
+    high = cols.astype(np.int64) >> LOW_BITS
+    n_high = int(high.max()) + 1 if len(high) else 1
+    node = np.repeat(np.arange(len(node_off) - 1), np.diff(node_off))
+    counts = np.bincount(node * n_high + high, minlength=(len(node_off) - 1) * n_high)
+    return {"cols": (cols & ((1 << LOW_BITS) - 1)).astype(np.uint16),
+            "col_high": counts.astype(np.int32)}
+
+
+def joined_columns(node_off, low, counts):
+    """The columns :func:`split_columns` split, or ``ValueError``."""
+    n_nodes = len(node_off) - 1
+    if n_nodes < 1 or len(counts) % n_nodes or not len(counts) \
+            or (counts < 0).any():
+        raise ValueError("col_high does not match the nodes")
+    n_high = len(counts) // n_nodes
+    if n_high > 1 << (31 - LOW_BITS):  # columns beyond int32
+        raise ValueError("col_high does not match the nodes")
+    per_node = counts.reshape(n_nodes, n_high)
+    if not np.array_equal(per_node.sum(axis=1, dtype=np.int64), np.diff(node_off)):
+        raise ValueError("col_high does not match the nodes' columns")
+    high = np.repeat(np.tile(np.arange(n_high, dtype=np.int64), n_nodes), counts)
+    return ((high << LOW_BITS) | low.astype(np.int64)).astype(np.int32)
 
 
 def save_linear(model, path):
@@ -183,6 +218,13 @@ def _compact_parts(arrays, t):
             raise ValueError(f"array '{key}' is {arrays[key].dtype} of rank "
                              f"{arrays[key].ndim}, expected one of {', '.join(dtypes)}")
         parts[name] = arrays[key]
+    if parts["cols"].dtype == np.uint16:  # low bits, the high ones counted
+        counts = contents.array(arrays, f"t{t}.col_high", np.int32, 1)
+        if len(parts["node_off"]) < 2 or parts["node_off"][0] != 0 \
+                or parts["node_off"][-1] != len(parts["cols"]) \
+                or (np.diff(parts["node_off"]) < 0).any():
+            raise ValueError(f"tree {t}: node_off out of order or range")
+        parts["cols"] = joined_columns(parts["node_off"], parts["cols"], counts)
     counts = parts.pop("entry_len")
     entry_off = np.zeros(len(counts) + 1, dtype=np.int64)
     np.cumsum(counts, dtype=np.int64, out=entry_off[1:])
