@@ -142,8 +142,8 @@ AUTO_TREE_EVIDENCE = (
     "0.622, to 1,000 0.551 / 0.443; all of wn_hypernym (8,737 labels) 0.280 / 0.203 in a "
     "tenth of the time; the 1,000 commonest next words level (0.119 / 0.122, seed 0) in a sixth of "
     "the time. Where it misses: wn_hypernym's 1,000 labels at -epoch 20 (10 rate-epochs), "
-    "the softmax led (softmax / tree 0.601 / 0.562, seeds 0-1) for 5x the time, and at -lr 1 -epoch 20 "
-    "(0.625 / 0.561, seed 0); on these uneven labels "
+    "the softmax led (softmax / tree 0.602 / 0.559) for 5x the time, and at -lr 1 -epoch 20 "
+    "(0.625 / 0.560); on these uneven labels "
     "the crossing comes at a smaller budget than on gutenberg_books' even ones (not a rule: "
     "one set). "
     "docs/defaults.md, \"Ablations\".")
