@@ -24,16 +24,28 @@ EVEN = [50] * 2972                        # evenness 1, median 50: a wide root's
 FEW_LINED = [5] * 5000                    # even but a median of 5; above 4,096 labels
 UNEVEN = [10 ** 5 // r for r in range(1, 1001)]   # evenness 0.18: not Zipf, not even
 ZIPF = [10 ** 7 // r for r in range(1, 10001)]    # evenness 0.074
+FEW = UNEVEN[:300]                         # at most AUTO_SOFTMAX_MAX_LABELS
 FOUR = [100] * 4
 FIFTY = [5] * 50
 
 ROWS = [
     # -loss auto
-    ("auto: few labels, the flat softmax", {}, UNEVEN, 1.0,
-     {"loss": ("softmax", "auto-softmax"), "arity": (20, "loss-own"),
-      "tree_updates": (50, "no-learned-tree"), "scoring": ("tree", "scoring-tree"),
-      "lr": (0.5, "default-rate"), "halvings": (5, "halve-on-divergence"),
-      "lr_hold": (0.0, "linear-decay"), "mass_cap": (0.0, "no-mass-cap")}),
+    ("auto: few labels trained long, the flat softmax", {"lr": 1.0, "epoch": 20}, FEW,
+     1.0, {"loss": ("softmax", "auto-softmax"), "arity": (20, "loss-own"),
+           "tree_updates": (50, "no-learned-tree"), "scoring": ("tree", "scoring-tree"),
+           "lr": (1.0, GIVEN), "halvings": (0, GIVEN), "lr_hold": (0.0, "linear-decay"),
+           "mass_cap": (0.0, "no-mass-cap")}),
+    ("auto: -lr 0's rate is the budget's", {"epoch": 40}, FEW, 1.0,
+     {"loss": ("softmax", "auto-softmax"), "lr": (0.5, "default-rate"),
+      "halvings": (5, "halve-on-divergence")}),
+    ("auto: few labels at the defaults, the learned tree", {}, UNEVEN, 1.0,
+     {"loss": ("tree", "auto-tree"), "arity": (32, "learned-arity"),
+      "depth": (-1, "depth-auto"), "mass_cap": (1.0, "mass-cap"),
+      "lr": (0.5, "default-rate"), "lr_hold": (0.5, "learned-schedule")}),
+    ("auto: just under the budget, the learned tree", {"lr": 1.0, "epoch": 19}, FEW, 1.0,
+     {"loss": ("tree", "auto-tree")}),
+    ("auto: trained long over more labels, the learned tree", {"lr": 1.0, "epoch": 20},
+     UNEVEN, 1.0, {"loss": ("tree", "auto-tree"), "arity": (32, "learned-arity")}),
     ("auto: many labels, the learned tree", {}, FEW_LINED, 1.0,
      {"loss": ("tree", "auto-tree"), "arity": (71, "learned-arity"),
       "depth": (-1, "depth-auto"), "mass_cap": (1.0, "mass-cap"),
@@ -188,7 +200,8 @@ def test_another_mass_cap_is_saved():
 
 def test_the_lines_training_says_are_the_rules_that_chose_something():
     said = plan(make_args(input="x"), LabelStats.of(ZIPF)).report()
-    assert said == ["output layer: tree of arity 100 (-loss auto: 10000 labels > 4096)",
+    assert said == ["output layer: tree of arity 100 (-loss auto: 10000 labels > 548, 0.5 "
+                    "rate-epochs (-lr 0.1 x -epoch 5) < 20)",
                     "learning rate: 0.1 (-lr 0: Zipf-distributed labels, evenness 0.074 < "
                     "0.12; 0.5 otherwise)"]
     assert plan(make_args(input="x", loss="softmax", lr=0.5), LabelStats.of(UNEVEN)).report() \

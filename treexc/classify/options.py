@@ -29,6 +29,7 @@ from ..weight_options import LABEL_WEIGHTS_OPTION, WEIGHT_BALANCED_OPTION, check
 from .plan_rules import (
     AUTO_PLT_MIN_LABELS_PER_LINE,
     AUTO_SOFTMAX_MAX_LABELS,
+    AUTO_SOFTMAX_MIN_BUDGET,
     DEFAULT_LR,
     PLT_TREE_UPDATES,
     SCORING_MEAN,
@@ -46,8 +47,9 @@ LOSS_HELP = ("loss function: " + "; ".join(f"{entry.name} = {entry.help}"
                                            for entry in LOSSES.values())
              + f"; auto = plt where lines have {AUTO_PLT_MIN_LABELS_PER_LINE} labels or "
              f"more on average (with the tree -tree names), else the tree -tree names, else "
-             f"flat softmax up to {AUTO_SOFTMAX_MAX_LABELS:,} labels, a learned tree above (or "
-             "when -arity is given)")
+             f"the flat softmax up to {AUTO_SOFTMAX_MAX_LABELS:,} labels trained "
+             f"{AUTO_SOFTMAX_MIN_BUDGET} rate-epochs or more (-lr x -epoch), else a learned "
+             "tree")
 
 
 @dataclass

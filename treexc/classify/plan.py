@@ -20,6 +20,7 @@ from ..trees.capacity import fit_depth
 from .plan_rules import (
     AUTO_PLT_MIN_LABELS_PER_LINE,
     AUTO_SOFTMAX_MAX_LABELS,
+    AUTO_SOFTMAX_MIN_BUDGET,
     DEFAULT_LR,
     DEFAULT_LR_HALVINGS,
     LEARNED_LR_HOLD,
@@ -174,11 +175,20 @@ def _loss(args, stats):
                                               f"{AUTO_PLT_MIN_LABELS_PER_LINE}: multi-label")
     elif args.arity:
         name, rule, why = "tree", "auto-arity-flag", f"-arity {args.arity} given"
-    elif n_labels <= AUTO_SOFTMAX_MAX_LABELS:
-        name, rule, why = "softmax", "auto-softmax", f"{n_labels} labels <= " \
-                                                     f"{AUTO_SOFTMAX_MAX_LABELS}"
     else:
-        name, rule, why = "tree", "auto-tree", f"{n_labels} labels > {AUTO_SOFTMAX_MAX_LABELS}"
+        # the flat softmax gains on the tree only from long training over few labels:
+        # the budget is the rate it trains at times the epochs
+        lr = args.lr or default_rate(stats.label_counts).value
+        budget = lr * args.epoch
+        few = n_labels <= AUTO_SOFTMAX_MAX_LABELS
+        if few and budget >= AUTO_SOFTMAX_MIN_BUDGET:
+            name, rule = "softmax", "auto-softmax"
+        else:
+            name, rule = "tree", "auto-tree"
+        why = (f"{n_labels} labels {'<=' if few else '>'} {AUTO_SOFTMAX_MAX_LABELS}, "
+               f"{budget:g} rate-epochs (-lr {lr:g} x -epoch {args.epoch}) "
+               f"{'>=' if budget >= AUTO_SOFTMAX_MIN_BUDGET else '<'} "
+               f"{AUTO_SOFTMAX_MIN_BUDGET}")
     # the line says the arity too, which the shape rules set after (plan)
     return Choice(name, rule, why), _tree(args, name)
 

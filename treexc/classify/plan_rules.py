@@ -15,10 +15,14 @@ from ..planning import Rule
 
 # -- constants (RULES below says what each rule measured) -----------------------
 AUTO_PLT_MIN_LABELS_PER_LINE = 1.5
-AUTO_SOFTMAX_MAX_LABELS = 4096
+# -loss auto's flat softmax: few labels trained long (rate x epochs, the rate -lr 0 trains at)
+AUTO_SOFTMAX_MAX_LABELS, AUTO_SOFTMAX_MIN_BUDGET = 548, 20
+# the widest flat softmax a rule trains (a wide root, autotune's softmax trials): up to it
+# treexc's softmax still trains faster than fastText's
+FLAT_SOFTMAX_MAX_LABELS = 4096
 WIDE_ROOT_MIN_EVENNESS, WIDE_ROOT_MIN_MEDIAN_COUNT, WIDE_ROOT_SHARE = 0.8, 9, 5
 SCORING_MEAN = "mean"  # a model file's "scoring": the geometric mean of the two readings
-SCORING_MEAN_MAX_LABELS = WIDE_ROOT_SHARE * AUTO_SOFTMAX_MAX_LABELS
+SCORING_MEAN_MAX_LABELS = WIDE_ROOT_SHARE * FLAT_SOFTMAX_MAX_LABELS
 TREE_UPDATES, PLT_TREE_UPDATES = 50, 1
 STATS_PER_REBUILD = 30
 MASS_SLACK = 1.0       # -depth -1: a subtree holds at most MASS_SLACK/arity of the parent's mass
@@ -101,7 +105,7 @@ def wide_root_arity(label_counts, spread=None):
     if not even_and_many_lined(spread or label_spread(label_counts)):
         return 0
     n_labels = len(label_counts)
-    wide = min(-(-n_labels // WIDE_ROOT_SHARE), AUTO_SOFTMAX_MAX_LABELS)
+    wide = min(-(-n_labels // WIDE_ROOT_SHARE), FLAT_SOFTMAX_MAX_LABELS)
     return wide if wide > default_tree_arity(n_labels, 2) else 0
 
 
@@ -114,6 +118,34 @@ TABLE2_EVIDENCE = (
     "flags): no limit with the mass cap 0.101, the least depth (3) 0.133 (fastText's "
     "softmax 0.116 in the same run, seed 0); wn_hypernym (evenness 0.52, -epoch 10), "
     "where it does not fire: the mass cap 0.285, the least depth (4) 0.278. "
+    "docs/defaults.md, \"Ablations\".")
+
+# measured by benchmarks/ablate_label_counts.py; docs/defaults.md, "Ablations"
+AUTO_SOFTMAX_EVIDENCE = (
+    "The flat softmax gains on the learned tree only from long training over few labels. "
+    "Test P@1, medians of 3 seeds, softmax / tree: gutenberg_books cut to its 300 most "
+    "frequent labels at -lr 1 -epoch 20 (20 rate-epochs) 0.468 / 0.447 (1.4x the time); "
+    "not used to choose: wn_hypernym cut to 300 labels 0.737 / 0.680 (2x). At 1,000 "
+    "labels of gutenberg_books the tree leads (tree / softmax 0.388 / 0.376) in less than half the time, "
+    "and on all 2,972 the two are level (docs/results/trees.md's grid: 0.3101 / 0.3207 at "
+    "-dim 100, 0.3072 / 0.3006 at 50) for 10x: the label limit is the geometric middle of "
+    "300 and 1,000. The budget: the least measured where the softmax led; at 10 "
+    "rate-epochs (the default rate, -epoch 20) the two are level on gutenberg_books "
+    "(auto-tree). docs/defaults.md, \"Ablations\".")
+AUTO_TREE_EVIDENCE = (
+    "At the embedding model's defaults (-epoch 5, 2.5 rate-epochs) the learned tree scored "
+    "above the flat softmax at every label count measured, 10 to 2,972 labels of "
+    "gutenberg_books (0.03-0.08 P@1; the whole set 0.144 / 0.117 in half the time), and at "
+    "-epoch 10 (300 labels 0.343 / 0.298; 1,000, seed 0, 0.293 / 0.258); at -epoch 20 "
+    "level (300 labels 0.416 / 0.422; 1,000, seed 0, 0.352 / 0.348) in 0.8x and 0.4x the "
+    "time. Not used to choose, at the defaults: wn_hypernym cut to 300 labels 0.670 / "
+    "0.622, to 1,000 0.551 / 0.443; all of wn_hypernym (8,737 labels) 0.280 / 0.203 in a "
+    "tenth of the time; the 1,000 commonest next words level (0.119 / 0.122, seed 0) in a sixth of "
+    "the time. Where it misses: wn_hypernym's 1,000 labels at -epoch 20 (10 rate-epochs), "
+    "the softmax led (softmax / tree 0.602 / 0.559) for 5x the time, and at -lr 1 -epoch 20 "
+    "(0.625 / 0.560); on these uneven labels "
+    "the crossing comes at a smaller budget than on gutenberg_books' even ones (not a rule: "
+    "one set). "
     "docs/defaults.md, \"Ablations\".")
 
 RULES = (
@@ -129,17 +161,13 @@ RULES = (
     Rule("auto-arity-flag", "loss", "-loss auto and -arity given", "tree", (),
          "An arity asks for a tree; nothing measured."),
     Rule("auto-softmax", "loss", "-loss auto, single-label, at most AUTO_SOFTMAX_MAX_LABELS "
-         "labels", "softmax", (("AUTO_SOFTMAX_MAX_LABELS", AUTO_SOFTMAX_MAX_LABELS),),
-         "At well-trained flags the flat softmax was the more accurate at every label count "
-         "measured (gutenberg_books cut to its 100 to 2,972 most frequent labels: 0.04-0.06 "
-         "P@1 better) for 1.6-8x the training time; up to 4,096 labels treexc's softmax "
-         "still trains faster than fastText's. At the embedding model's defaults (-epoch 5) "
-         "the learned tree was the more accurate at every count measured, 10 to 2,972 labels "
-         "(0.03-0.08 P@1, Ablations below): not yet a rule that reads the training budget."),
-    Rule("auto-tree", "loss", "-loss auto, single-label, more than AUTO_SOFTMAX_MAX_LABELS "
-         "labels", "tree", (("AUTO_SOFTMAX_MAX_LABELS", AUTO_SOFTMAX_MAX_LABELS),),
-         "Above it the flat softmax's cost per example grows with the labels; the learned "
-         "tree's with their logarithm."),
+         "labels, trained at least AUTO_SOFTMAX_MIN_BUDGET rate-epochs (the rate -lr 0 "
+         "trains at, or -lr, times -epoch)", "softmax",
+         (("AUTO_SOFTMAX_MAX_LABELS", AUTO_SOFTMAX_MAX_LABELS),
+          ("AUTO_SOFTMAX_MIN_BUDGET", AUTO_SOFTMAX_MIN_BUDGET)), AUTO_SOFTMAX_EVIDENCE),
+    Rule("auto-tree", "loss", "-loss auto, single-label, otherwise", "tree",
+         (("AUTO_SOFTMAX_MAX_LABELS", AUTO_SOFTMAX_MAX_LABELS),
+          ("AUTO_SOFTMAX_MIN_BUDGET", AUTO_SOFTMAX_MIN_BUDGET)), AUTO_TREE_EVIDENCE),
     Rule("loss-own", "tree, arity", "-tree (or -arity, for a loss without a learned tree) "
          "not given", "the loss's own tree ('' in model files); hs: arity 2; losses "
          "without a tree of arity: UNUSED_ARITY", (("UNUSED_ARITY", UNUSED_ARITY),),
@@ -147,10 +175,11 @@ RULES = (
     Rule("wide-root", "arity, depth", "-loss tree (spread_shaped), neither -arity nor "
          "-depth given, evenness >= WIDE_ROOT_MIN_EVENNESS, median label count >= "
          "WIDE_ROOT_MIN_MEDIAN_COUNT, and labels/WIDE_ROOT_SHARE wider than sqrt(labels)",
-         "arity ceil(labels / WIDE_ROOT_SHARE) (at most AUTO_SOFTMAX_MAX_LABELS), depth 2",
+         "arity ceil(labels / WIDE_ROOT_SHARE) (at most FLAT_SOFTMAX_MAX_LABELS), depth 2",
          (("WIDE_ROOT_MIN_EVENNESS", WIDE_ROOT_MIN_EVENNESS),
           ("WIDE_ROOT_MIN_MEDIAN_COUNT", WIDE_ROOT_MIN_MEDIAN_COUNT),
-          ("WIDE_ROOT_SHARE", WIDE_ROOT_SHARE)),
+          ("WIDE_ROOT_SHARE", WIDE_ROOT_SHARE), ("FLAT_SOFTMAX_MAX_LABELS",
+                                                  FLAT_SOFTMAX_MAX_LABELS)),
          "A node's classifier is linear in the hidden vector: where labels are many-lined and "
          "no frequency structure puts some alone near the root, wider groups win. Test P@1, "
          "the sqrt(labels) tree -> the wide root (one thread, seeds 0 and 1): "

@@ -35,7 +35,7 @@ from ...loss.registry import KERNEL_PLT, LOSSES
 from ...meter import Meter
 from ..options import Args, parse_metric, validate
 from ..plan import default_rate
-from ..plan_rules import AUTO_PLT_MIN_LABELS_PER_LINE, AUTO_SOFTMAX_MAX_LABELS, default_tree_arity
+from ..plan_rules import AUTO_PLT_MIN_LABELS_PER_LINE, FLAT_SOFTMAX_MAX_LABELS, default_tree_arity
 from ..training import train_supervised
 
 ETA = 3             # each rung keeps the best third, and trains it 3x longer
@@ -136,9 +136,9 @@ class Search:
         searched = [name for name, entry in LOSSES.items() if entry.autotuned]
         if self.n_labels < MIN_LABELS_FOR_TREE:
             return [name for name in searched if LOSSES[name].tree == "flat"]
-        # above the auto rule's limit the flat softmax costs too much per trial
+        # above it the flat softmax costs too much per trial
         return [name for name in searched
-                if self.n_labels <= AUTO_SOFTMAX_MAX_LABELS or LOSSES[name].tree != "flat"]
+                if self.n_labels <= FLAT_SOFTMAX_MAX_LABELS or LOSSES[name].tree != "flat"]
 
     def log_uniform(self, lo, hi):
         return float(np.exp(self.rng.uniform(np.log(lo), np.log(hi))))

@@ -1,0 +1,70 @@
+"""Ablations of the language model's rules: one ``treexc lm`` training per
+configuration (flags added to a common set), the validation perplexity of
+the weights it saves and the training wall time.
+
+    ablate_lm_rules.py --train T --valid V --common "-epoch 1" \
+        --config "default=" --config "nocap=-massSlack 0 -arity 200" [--seeds 0,1,2] \
+        --out results.jsonl
+
+Each result is one JSON line (configuration, seed, flags, ppl, train_s)
+appended to ``--out`` as it finishes; a configuration and seed already in
+``--out`` is not run again (benchmarks/ablate_rules.py's queue, for lm).
+"""
+
+import argparse
+import json
+import os
+import shlex
+import subprocess
+import sys
+import tempfile
+import time
+
+# the treexc next to this interpreter (PYTHONPATH chooses the sources it runs)
+TREEXC = [sys.executable, "-c", "from treexc.cli.main import main; main()"]
+FINAL = "final valid perplexity"
+
+
+def lm_run(train, valid, flags, seed, threads, folder):
+    start = time.monotonic()
+    out = subprocess.run([*TREEXC, "lm", "-input", train, "-valid", valid, "-output",
+                          os.path.join(folder, "m"), *flags, "-seed", str(seed), "-thread",
+                          str(threads), "-verbose", "1"],
+                         check=True, capture_output=True, text=True).stdout
+    train_s = time.monotonic() - start
+    ppl = float(next(line for line in out.splitlines() if line.startswith(FINAL)).split()[-1])
+    return ppl, train_s
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--train", required=True)
+    parser.add_argument("--valid", required=True)
+    parser.add_argument("--common", default="")
+    parser.add_argument("--config", action="append", default=[],
+                        help="NAME=FLAGS (added to --common)")
+    parser.add_argument("--seeds", default="0")
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--out", required=True)
+    a = parser.parse_args()
+    done = set()
+    if os.path.exists(a.out):
+        with open(a.out) as f:
+            done = {(r["config"], r["seed"]) for r in map(json.loads, f)}
+    runs = [(c.split("=", 1)[0], c.split("=", 1)[1]) for c in a.config]
+    for seed in (int(s) for s in a.seeds.split(",")):
+        for name, extra in runs:
+            if (name, seed) in done:
+                continue
+            flags = shlex.split(a.common) + shlex.split(extra)
+            with tempfile.TemporaryDirectory() as folder:
+                ppl, train_s = lm_run(a.train, a.valid, flags, seed, a.threads, folder)
+            record = {"config": name, "seed": seed, "flags": flags, "ppl": ppl,
+                      "train_s": round(train_s, 2)}
+            with open(a.out, "a") as f:
+                f.write(json.dumps(record) + "\n")
+            print(json.dumps(record), flush=True)
+
+
+if __name__ == "__main__":
+    main()
