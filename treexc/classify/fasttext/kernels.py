@@ -30,6 +30,7 @@ from numba import njit
 from ... import jitstart  # noqa: F401  (keys the kernel caches on every kernel's source)
 from ...loss.registry import KERNEL_TREE
 from ...loss.stl_heap import offer, sort_heap
+from ..exact_kernels import hidden_mean  # no fastmath: fastText's order of float32 sums
 
 SIGMOID_TABLE_SIZE = 512
 MAX_SIGMOID = 8
@@ -70,20 +71,6 @@ def dot32(row, vec):
     for j in range(len(vec)):
         d += row[j] * vec[j]
     return d
-
-
-@njit(cache=True, nogil=True)
-def hidden32(w_in, feats, f0, f1, hidden):
-    """``predict_kernels.hidden_vector`` without ``fastmath``: the float32
-    sums stay in fastText's order, so converted models answer to the bit."""
-    hidden[:] = 0.0
-    for f in range(f0, f1):
-        row = w_in[feats[f]]
-        for j in range(len(hidden)):
-            hidden[j] += row[j]
-    scale = np.float32(1.0 / (f1 - f0))
-    for j in range(len(hidden)):
-        hidden[j] *= scale
 
 
 @njit(cache=True, nogil=True)
@@ -192,7 +179,7 @@ def predict_lines_fasttext(feat_off, feats, w_in, w_out, w_out_t, loss_kind, hs,
         out_count[line] = 0
         if f1 == f0:
             continue
-        hidden32(w_in, feats, f0, f1, hidden)
+        hidden_mean(w_in, feats, f0, f1, hidden)
         if flat:
             size = _flat_top_k(w_out_t, children, loss_kind, table, hidden, k, threshold,
                                output, heap_score, heap_label)
