@@ -12,16 +12,13 @@ appended to ``--out`` as it finishes; a configuration and seed already in
 """
 
 import argparse
-import json
 import os
 import shlex
 import subprocess
-import sys
-import tempfile
 import time
 
-# the treexc next to this interpreter (PYTHONPATH chooses the sources it runs)
-TREEXC = [sys.executable, "-c", "from treexc.cli.main import main; main()"]
+from ablate_rules import TREEXC, run_queue
+
 FINAL = "final valid perplexity"
 
 
@@ -47,23 +44,13 @@ def main():
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--out", required=True)
     a = parser.parse_args()
-    done = set()
-    if os.path.exists(a.out):
-        with open(a.out) as f:
-            done = {(r["config"], r["seed"]) for r in map(json.loads, f)}
-    runs = [(c.split("=", 1)[0], c.split("=", 1)[1]) for c in a.config]
-    for seed in (int(s) for s in a.seeds.split(",")):
-        for name, extra in runs:
-            if (name, seed) in done:
-                continue
-            flags = shlex.split(a.common) + shlex.split(extra)
-            with tempfile.TemporaryDirectory() as folder:
-                ppl, train_s = lm_run(a.train, a.valid, flags, seed, a.threads, folder)
-            record = {"config": name, "seed": seed, "flags": flags, "ppl": ppl,
-                      "train_s": round(train_s, 2)}
-            with open(a.out, "a") as f:
-                f.write(json.dumps(record) + "\n")
-            print(json.dumps(record), flush=True)
+
+    def run(name, extra, seed, folder):
+        flags = shlex.split(a.common) + shlex.split(extra)
+        ppl, train_s = lm_run(a.train, a.valid, flags, seed, a.threads, folder)
+        return flags, {"ppl": ppl, "train_s": round(train_s, 2)}
+
+    run_queue(a.out, a.config, a.seeds, run)
 
 
 if __name__ == "__main__":

@@ -60,6 +60,28 @@ def fasttext_flags(common):
     return flags
 
 
+def run_queue(out_path, configs, seeds, run):
+    """Run every ``NAME=FLAGS`` configuration (a ``(name, flags)`` pair where
+    ``configs`` gives pairs) at every seed not yet in ``out_path``:
+    ``run(name, extra, seed, folder)`` returns ``(flags, fields)``, written
+    with the configuration and seed as one JSON line as soon as it is done."""
+    done = set()
+    if os.path.exists(out_path):
+        with open(out_path) as f:
+            done = {(r["config"], r["seed"]) for r in map(json.loads, f)}
+    runs = [c if isinstance(c, tuple) else tuple(c.split("=", 1)) for c in configs]
+    for seed in (int(s) for s in seeds.split(",")):
+        for name, extra in runs:
+            if (name, seed) in done:
+                continue
+            with tempfile.TemporaryDirectory() as folder:
+                flags, fields = run(name, extra, seed, folder)
+            record = {"config": name, "seed": seed, "flags": flags, **fields}
+            with open(out_path, "a") as f:
+                f.write(json.dumps(record) + "\n")
+            print(json.dumps(record), flush=True)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--train", required=True)
@@ -72,30 +94,18 @@ def main():
     parser.add_argument("--fasttext", default="", help="a fastText loss to run at --common")
     parser.add_argument("--out", required=True)
     a = parser.parse_args()
-    done = set()
-    if os.path.exists(a.out):
-        with open(a.out) as f:
-            done = {(r["config"], r["seed"]) for r in map(json.loads, f)}
-    seeds = [int(s) for s in a.seeds.split(",")]
-    runs = [(c.split("=", 1)[0], c.split("=", 1)[1]) for c in a.config]
-    if a.fasttext:
-        runs.append((f"fasttext-{a.fasttext}", None))
-    for seed in seeds:
-        for name, extra in runs:
-            if (name, seed) in done:
-                continue
-            with tempfile.TemporaryDirectory() as folder:
-                if extra is None:
-                    flags = dict(fasttext_flags(a.common), loss=a.fasttext)
-                    p1, train_s = fasttext_run(a.train, a.test, flags, seed, a.threads)
-                else:
-                    flags = shlex.split(a.common) + shlex.split(extra)
-                    p1, train_s = treexc_run(a.train, a.test, flags, seed, a.threads, folder)
-            record = {"config": name, "seed": seed, "flags": flags, "p1": p1,
-                      "train_s": round(train_s, 2)}
-            with open(a.out, "a") as f:
-                f.write(json.dumps(record) + "\n")
-            print(json.dumps(record), flush=True)
+
+    def run(name, extra, seed, folder):
+        if extra is None:
+            flags = dict(fasttext_flags(a.common), loss=a.fasttext)
+            p1, train_s = fasttext_run(a.train, a.test, flags, seed, a.threads)
+        else:
+            flags = shlex.split(a.common) + shlex.split(extra)
+            p1, train_s = treexc_run(a.train, a.test, flags, seed, a.threads, folder)
+        return flags, {"p1": p1, "train_s": round(train_s, 2)}
+
+    configs = list(a.config) + ([(f"fasttext-{a.fasttext}", None)] if a.fasttext else [])
+    run_queue(a.out, configs, a.seeds, run)
 
 
 if __name__ == "__main__":

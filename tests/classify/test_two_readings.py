@@ -10,7 +10,7 @@ from test_predict import mean_reference_log_probs
 
 import treexc
 from treexc.classify import plan as plan_module
-from treexc.classify.predict_kernels import hidden_vector
+from treexc.classify.exact_kernels import hidden_mean
 from treexc.errors import TreexcError
 
 
@@ -25,7 +25,7 @@ def test_mean_answers_are_the_brute_force_over_all_labels(tmp_path, loss):
     labels, scores, counts = model.predict_corpus(corpus, k=-1)
     hidden = np.zeros(model.get_dimension(), dtype=np.float32)
     for line in range(corpus.n_lines):
-        hidden_vector(model.w_in, corpus.feats, corpus.feat_off[line],
+        hidden_mean(model.w_in, corpus.feats, corpus.feat_off[line],
                       corpus.feat_off[line + 1], hidden)
         expected = mean_reference_log_probs(model.children, model.nlabels, model.w_out,
                                             hidden.astype(np.float64))

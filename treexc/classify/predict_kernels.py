@@ -5,8 +5,9 @@ allocated per call, so concurrent calls are safe.
 
 The answers (:func:`predict_lines`) are computed in ``exact_kernels``'
 fixed order, which ``classify/firstlines.py`` follows with numpy to the
-bit; the statistics and centroids, which training uses, keep ``fastmath``
-(``hidden_vector``)."""
+bit; every kernel here sums its hidden vector with
+``exact_kernels.hidden_mean``, and the statistics and centroids, which
+training uses, keep ``fastmath`` for the rest."""
 
 import numpy as np
 from numba import njit
@@ -16,18 +17,6 @@ from ..loss.plt import plt_path_statistics
 from ..loss.registry import KERNEL_PLT, KERNEL_TREE
 from ..loss.tree_softmax import path_statistics
 from .exact_kernels import hidden_mean, mean_top_k, search_top_k, sigmoid_top_k, sort_answer
-
-
-@njit(cache=True, nogil=True, fastmath=True)
-def hidden_vector(w_in, feats, f0, f1, out):
-    out[:] = 0.0
-    for k in range(f0, f1):
-        row = w_in[feats[k]]
-        for i in range(len(out)):
-            out[i] += row[i]
-    inv = np.float32(1.0 / (f1 - f0))
-    for i in range(len(out)):
-        out[i] *= inv
 
 
 @njit(cache=True, nogil=True)
@@ -84,7 +73,7 @@ def label_centroids(feat_off, feats, label_off, labels, w_in, sums, counts):
         f0, f1 = feat_off[line], feat_off[line + 1]
         if f1 == f0:
             continue
-        hidden_vector(w_in, feats, f0, f1, hidden)
+        hidden_mean(w_in, feats, f0, f1, hidden)
         for k in range(label_off[line], label_off[line + 1]):
             c = labels[k]
             counts[c] += 1
@@ -106,7 +95,7 @@ def collect_statistics(feat_off, feats, label_off, labels, w_in, w_out, children
         f0, f1 = feat_off[line], feat_off[line + 1]
         if f1 == f0:
             continue
-        hidden_vector(w_in, feats, f0, f1, hidden)
+        hidden_mean(w_in, feats, f0, f1, hidden)
         for k in range(label_off[line], label_off[line + 1]):
             if loss_kind == KERNEL_PLT:
                 plt_path_statistics(w_out, children, path_off, path_node, labels[k], hidden,
