@@ -19,9 +19,12 @@ own word vectors:
   ``getWordVector``), 0 where it has no known n-gram.
 
 words/sec/thread is each tool's own final progress figure (tokens trained
-over training seconds over threads); treexc's kernels are compiled (or
-loaded from Numba's cache) by a warm-up run on 50 lines before the clock
-starts.
+over training seconds over threads); on a machine shared with other jobs
+it moves with their load, so each row also records its training's CPU
+seconds (all threads, ``getrusage``), and words/CPU s (the tokens trained
+over those seconds) compares two rows measured at different loads.
+treexc's kernels are compiled (or loaded from Numba's cache) by a warm-up
+run on 50 lines before the clock starts.
 
     python benchmarks/bench_vectors.py --tokens 20000000 --out bench-vectors
     python benchmarks/bench_vectors.py --tokens 2000000 --models skipgram --rows treexc,fasttext
@@ -127,15 +130,23 @@ def similarity(vector_of, path):
     return float(spearmanr(human, model).correlation), len(human)
 
 
+def cpu_seconds():
+    """This process's CPU seconds so far, all threads (user and system)."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
 def child(opts):
     """Train one row, save its .bin, measure, evaluate; one JSON line on stdout."""
     import numpy as np
     flags = json.loads(opts.flags)
     start = time.perf_counter()
+    cpu_start = cpu_seconds()
     if opts.tool == "fasttext":
         import fasttext
         model = fasttext.train_unsupervised(opts.input, model=opts.model, verbose=2, **flags)
         train_s = time.perf_counter() - start
+        train_cpu_s = cpu_seconds() - cpu_start
         model.save_model(opts.save)
         words = model.get_words()
         vector_of = model.get_word_vector
@@ -152,8 +163,10 @@ def child(opts):
                                       epoch=1, bucket=1000, **{k: v for k, v in flags.items()
                                                                if k != "thread"})
         start = time.perf_counter()
+        cpu_start = cpu_seconds()
         model = treexc.train_unsupervised(opts.input, model=opts.model, verbose=2, **flags)
         train_s = time.perf_counter() - start
+        train_cpu_s = cpu_seconds() - cpu_start
         model.save_model(opts.save)
         words = model.words
         vector_of = model.get_word_vector
@@ -164,7 +177,8 @@ def child(opts):
     acc, n_questions = analogy_accuracy(words, top, analogies)
     ws, n_ws = similarity(vector_of, wordsim)
     sl, n_sl = similarity(vector_of, simlex)
-    print(json.dumps({"train_s": train_s, "train_save_s": total_s, "maxrss_mib": maxrss,
+    print(json.dumps({"train_s": train_s, "train_cpu_s": train_cpu_s, "train_save_s": total_s,
+                      "maxrss_mib": maxrss,
                       "nwords": len(words), "analogy": acc, "analogy_questions": n_questions,
                       "wordsim353": ws, "wordsim_pairs": n_ws, "simlex999": sl,
                       "simlex_pairs": n_sl}))
@@ -226,13 +240,17 @@ def tables(results, opts, measured_at):
              f"    python benchmarks/bench_vectors.py --tokens {opts.tokens} "
              f"--models {opts.models} --rows {opts.rows} --threads {opts.threads}", ""]
     head = ["model", "row", "analogy acc", "wordsim353 rho", "simlex999 rho",
-            "words/sec/thread", "train s", "peak MiB"]
+            "words/sec/thread", "words/CPU s", "train s", "train CPU s", "peak MiB"]
     body = []
     for key, r in results.items():
         model, row = key.split("/")
+        cpu = r.get("train_cpu_s")
+        per_cpu = (f"{round(r['words_per_sec_thread'] * opts.threads * r['train_s'] / cpu):,}"
+                   if cpu and r["words_per_sec_thread"] else "-")
         body.append([model, row, f"{r['analogy']:.4f}", f"{r['wordsim353']:.4f}",
-                     f"{r['simlex999']:.4f}", f"{r['words_per_sec_thread'] or 0:,}",
-                     f"{r['train_s']:.0f}", f"{r['maxrss_mib']:.0f}"])
+                     f"{r['simlex999']:.4f}", f"{r['words_per_sec_thread'] or 0:,}", per_cpu,
+                     f"{r['train_s']:.0f}", f"{cpu:.0f}" if cpu else "-",
+                     f"{r['maxrss_mib']:.0f}"])
     lines += harness.table(head, body)
     any_row = next(iter(results.values()), None)
     if any_row:
