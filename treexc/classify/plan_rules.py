@@ -165,7 +165,7 @@ AUTO_TREE_EVIDENCE = (
     "above the flat softmax at every label count measured, 10 to 2,972 labels of "
     "gutenberg_books (0.03-0.08 P@1; the whole set 0.144 / 0.117 in half the time), and at "
     "-epoch 10 (300 labels 0.343 / 0.298; 1,000 0.297 / 0.257); at -epoch 20 "
-    "level (300 labels 0.416 / 0.422; 1,000, seed 0, 0.352 / 0.348) in 0.8x and 0.4x the "
+    "level (300 labels 0.416 / 0.422; 1,000 0.351 / 0.350) in 0.8x and 0.4x the "
     "time. Not used to choose, at the defaults: wn_hypernym cut to 300 labels 0.670 / "
     "0.622, to 1,000 0.551 / 0.443; all of wn_hypernym (8,737 labels) 0.280 / 0.203 in a "
     "tenth of the time; cooking's single-label lines 0.290 / 0.205; the 1,000 commonest "

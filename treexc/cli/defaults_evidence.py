@@ -145,14 +145,12 @@ ABLATIONS += (
              + SHARED},
     {"title": "auto-softmax and the training budget: gutenberg_books cut to 1,000 labels",
      "file": "defaults-budget1000.jsonl", "common": EMBEDDING_COMMON,
-     "version": f"{VERSION} (-epoch 10's seeds 1 and 2: {NOW})",
+     "version": f"{VERSION} (seeds 1 and 2: {NOW})",
      "command": _counts("gutenberg_books", 1000, EMBEDDING_COMMON,
                         BUDGET[BUDGET.index("--config 'e10"):], "defaults-budget1000.jsonl"),
      "note": "-epoch 5: the table \"by label count\" above. The tree leads at -epoch 10 "
-             "on every seed (in 0.4x the CPU) and the two are level at 20 (seed 0), where "
-             "the tree takes 0.4x the time. -epoch 20's seeds 1 and 2 were not run (the "
-             "softmax: 11 minutes a run on the loaded machine). " + SHARED + " -epoch 10's "
-             "seeds 1 and 2: " + LOADED},
+             "on every seed (in 0.4x the CPU) and the two are level at 20, where the tree "
+             "takes 0.4x the CPU. " + SHARED + " Seeds 1 and 2: " + LOADED},
     {"title": "auto-softmax at the well-trained flags: gutenberg_books cut to 1,000 labels",
      "file": "defaults-budget1000-lr1.jsonl", "common": WELL_TRAINED, "version": VERSION,
      "command": _counts("gutenberg_books", 1000, WELL_TRAINED, LR1,
@@ -221,7 +219,8 @@ ABLATIONS += (
                  "--out docs/results/defaults-budget-cooking-single.jsonl"),
      "note": "The lines of cooking's training file with one label (3,026 lines, 462 labels, "
              "evenness 0.42, a median of 3 lines a label); tested on the one-label lines of "
-             "its valid and test files (752). Uneven labels as wn_hypernym's cuts, few-lined: "
+             "its test and then valid files (752; `awk '{n=0; for (i=1; i<=NF; i++) if ($i ~ "
+             "/^__label__/) n++; if (n==1) print}'`). Uneven labels as wn_hypernym's cuts, few-lined: "
              "at -epoch 20 (10 rate-epochs) the tree leads on every seed, where on "
              "wn_hypernym's cuts the softmax does (a rule on evenness alone would miss "
              "here). The test split is small (752 lines): about 0.017 P@1 of sampling "
@@ -235,7 +234,9 @@ ABLATIONS += (
                  "--threads 1 --out docs/results/defaults-budget-mid900.jsonl"),
      "note": "The 1,000 commonest next words less their 100 commonest: the lines of "
              "next1000.train.txt (above) whose label is not among its 100 most frequent, "
-             "the first 60,000 of them (900 labels, evenness 0.74, a median of 43 lines a "
+             "the first 60,000 of them (`benchmarks/drop_top_labels.py --train "
+             "next1000.train.txt --test next1000.test.txt --drop 100 --lines 60000 --out "
+             "mid900`; 900 labels, evenness 0.74, a median of 43 lines a "
              "label; the default rate 0.5), tested on next1000.test.txt's such lines "
              "(5,048). At -epoch 20 (10 rate-epochs) auto-softmax-uneven picks the softmax. "
              "P@1 is low on this task: the test split's standard error is about "
