@@ -154,7 +154,7 @@ AUTO_SOFTMAX_UNEVEN_EVIDENCE = (
     "0.573 for 3.3x the CPU): the budget is the least measured where the softmax led. The "
     "label limit: the most measured where it led. The evenness floor: the geometric middle "
     "of wn_hypernym's 1,000 (0.67) and the 1,000 commonest next words (0.17), where at 10 "
-    "rate-epochs the two were level (0.092 / 0.093, seed 0) for 6x the time. Not used to "
+    "rate-epochs the tree was no worse (0.090 / 0.093) for a ninth of the CPU (18 / 163 s). Not used to "
     "choose: 900 next words (the 1,000 commonest less their 100 commonest; evenness 0.74, "
     "median 43) at -epoch 20 0.032 / 0.027, higher on every seed, for 6x the CPU (29.6 / "
     "4.9 s). Few-lined labels keep the tree (auto-softmax): cooking's single-label "
@@ -169,7 +169,7 @@ AUTO_TREE_EVIDENCE = (
     "time. Not used to choose, at the defaults: wn_hypernym cut to 300 labels 0.670 / "
     "0.622, to 1,000 0.551 / 0.443; all of wn_hypernym (8,737 labels) 0.280 / 0.203 in a "
     "tenth of the time; cooking's single-label lines 0.290 / 0.205; the 1,000 commonest "
-    "next words level (0.119 / 0.122) in a sixth of the time. "
+    "next words level (0.119 / 0.122) in a sixth of the CPU. "
     "docs/defaults.md, \"Ablations\".")
 
 RULES = (
