@@ -6,7 +6,8 @@ with fastText 0.9.2's softmax at the common flags in the same run.
         --config "default=" --config "scoring-tree=-scoring tree" [--seeds 0,1,2] \
         [--fasttext softmax] --out results.jsonl
 
-Each result is one JSON line (configuration, seed, flags, p1, train_s) appended
+Each result is one JSON line (configuration, seed, flags, p1, train_s and, for
+treexc, cpu_s: the training's user + system CPU seconds) appended
 to ``--out`` as it finishes, so a long queue can be polled; a configuration and
 seed already in ``--out`` is not run again.  P@1 comes from ``treexc test``.
 """
@@ -14,6 +15,7 @@ seed already in ``--out`` is not run again.  P@1 comes from ``treexc test``.
 import argparse
 import json
 import os
+import resource
 import shlex
 import subprocess
 import sys
@@ -26,16 +28,23 @@ HERE = Path(__file__).resolve().parent
 TREEXC = [sys.executable, "-c", "from treexc.cli.main import main; main()"]
 
 
+def children_cpu():
+    """CPU seconds (user + system) of the finished child processes so far."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def treexc_run(train, test, flags, seed, threads, folder):
+    """``(P@1, training wall s, training CPU s)`` of one training and its test."""
     model = os.path.join(folder, "m")
-    start = time.monotonic()
+    start, cpu = time.monotonic(), children_cpu()
     subprocess.run([*TREEXC, "supervised", "-input", train, "-output", model, *flags,
                     "-seed", str(seed), "-thread", str(threads), "-verbose", "0"], check=True)
-    train_s = time.monotonic() - start
+    train_s, cpu_s = time.monotonic() - start, children_cpu() - cpu
     out = subprocess.run([*TREEXC, "test", model + ".bin", test], check=True,
                          capture_output=True, text=True).stdout
     p1 = float(next(line for line in out.splitlines() if line.startswith("P@1")).split()[-1])
-    return p1, train_s
+    return p1, train_s, cpu_s
 
 
 def fasttext_run(train, test, flags, seed, threads):
@@ -99,10 +108,10 @@ def main():
         if extra is None:
             flags = dict(fasttext_flags(a.common), loss=a.fasttext)
             p1, train_s = fasttext_run(a.train, a.test, flags, seed, a.threads)
-        else:
-            flags = shlex.split(a.common) + shlex.split(extra)
-            p1, train_s = treexc_run(a.train, a.test, flags, seed, a.threads, folder)
-        return flags, {"p1": p1, "train_s": round(train_s, 2)}
+            return flags, {"p1": p1, "train_s": round(train_s, 2)}
+        flags = shlex.split(a.common) + shlex.split(extra)
+        p1, train_s, cpu_s = treexc_run(a.train, a.test, flags, seed, a.threads, folder)
+        return flags, {"p1": p1, "train_s": round(train_s, 2), "cpu_s": round(cpu_s, 2)}
 
     configs = list(a.config) + ([(f"fasttext-{a.fasttext}", None)] if a.fasttext else [])
     run_queue(a.out, configs, a.seeds, run)

@@ -25,7 +25,7 @@ def test_every_rule_and_constant_is_on_the_page():
 
 
 def test_every_embedding_and_lm_rule_has_one_summary_row():
-    from treexc.cli.defaults_evidence import SUMMARY, summary_cell
+    from treexc.cli.defaults_summary import SUMMARY, summary_cell
     from treexc.lm.plan import RULES as LM_RULES
 
     rows = [(family, rule) for family, rule, _, _ in SUMMARY]

@@ -14,7 +14,10 @@ numpy versions and the CPU's flags) and compared on a platform that has
 them; elsewhere the test is skipped with that reason.  ``=1`` writes this
 platform's hashes and drops the others' (what the code computes changed);
 ``=add`` adds or replaces this platform's and keeps the others' (the same
-code on a new machine: run it where the others still pass).
+code on a new machine: run it where the others still pass).  Where a
+deliberate change alters some cases only, the other platforms keep their
+hashes of the cases it left alone and drop those of the changed ones,
+which are skipped there until ``=add`` writes them.
 """
 
 import hashlib
@@ -142,5 +145,9 @@ def test_model_files_match_reference(tmp_path, monkeypatch, reference, name):
     assert hashes, "no model file written"
     if WRITE:
         reference["models"][name] = hashes
+    elif name not in reference["models"]:
+        # a case whose model changed on purpose keeps only the hashes of the
+        # platforms it was rewritten on (=add there writes it again)
+        pytest.skip(f"no reference hash of {name} for this platform")
     else:
         assert hashes == reference["models"][name]

@@ -1,8 +1,9 @@
 """``-loss auto``, the default: a probabilistic label tree for multi-label
-data, else the flat softmax up to ``AUTO_SOFTMAX_MAX_LABELS`` labels
-trained ``AUTO_SOFTMAX_MIN_BUDGET`` rate-epochs or more, else a learned
-tree (also when ``-arity`` is given); the choice is said on stderr and
-saved as the model's loss."""
+data, else the flat softmax for many-lined labels up to
+``AUTO_SOFTMAX_MAX_LABELS`` trained ``AUTO_SOFTMAX_MIN_BUDGET`` rate-epochs
+or more (uneven ones: tests/classify/test_plan.py), else a learned tree
+(also when ``-arity`` is given); the choice is said on stderr and saved as
+the model's loss."""
 
 import pytest
 from cli_util import ok

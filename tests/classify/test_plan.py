@@ -26,6 +26,9 @@ UNEVEN = [10 ** 5 // r for r in range(1, 1001)]   # evenness 0.18: not Zipf, not
 ZIPF = [10 ** 7 // r for r in range(1, 10001)]    # evenness 0.074
 FEW = UNEVEN[:300]                         # at most AUTO_SOFTMAX_MAX_LABELS
 FOUR = [100] * 4
+MIDDLING = [int(3000 / r ** 0.6) for r in range(1, 801)]   # evenness 0.68, median 82
+MIDDLING_MORE = [int(3000 / r ** 0.6) for r in range(1, 1201)]  # the same, 1,200 labels
+UNEVEN_FEW_LINED = [int(30 / r ** 0.5) for r in range(1, 401)]  # evenness 0.71, median 2
 FIFTY = [5] * 50
 
 ROWS = [
@@ -44,6 +47,17 @@ ROWS = [
       "lr": (0.5, "default-rate"), "lr_hold": (0.5, "learned-schedule")}),
     ("auto: just under the budget, the learned tree", {"lr": 1.0, "epoch": 19}, FEW, 1.0,
      {"loss": ("tree", "auto-tree")}),
+    ("auto: few-lined labels trained long, the learned tree", {"lr": 1.0, "epoch": 20},
+     [5] * 300, 1.0, {"loss": ("tree", "auto-tree")}),
+    ("auto: uneven labels, the flat softmax sooner", {"epoch": 20}, MIDDLING, 1.0,
+     {"loss": ("softmax", "auto-softmax-uneven"), "lr": (0.5, "default-rate"),
+      "mass_cap": (0.0, "no-mass-cap")}),
+    ("auto: uneven labels just under their budget, the learned tree", {"epoch": 19},
+     MIDDLING, 1.0, {"loss": ("tree", "auto-tree"), "mass_cap": (1.0, "mass-cap")}),
+    ("auto: uneven labels, too many for the softmax", {"epoch": 20}, MIDDLING_MORE, 1.0,
+     {"loss": ("tree", "auto-tree")}),
+    ("auto: uneven, few-lined labels keep the tree", {"lr": 1.0, "epoch": 20},
+     UNEVEN_FEW_LINED, 1.0, {"loss": ("tree", "auto-tree")}),
     ("auto: trained long over more labels, the learned tree", {"lr": 1.0, "epoch": 20},
      UNEVEN, 1.0, {"loss": ("tree", "auto-tree"), "arity": (32, "learned-arity")}),
     ("auto: many labels, the learned tree", {}, FEW_LINED, 1.0,
@@ -53,7 +67,8 @@ ROWS = [
       "lr_hold": (0.5, "learned-schedule")}),
     ("auto: multi-label, the PLT (a fixed Huffman tree)", {}, UNEVEN, 2.0,
      {"loss": ("plt", "auto-plt"), "tree": ("", "loss-own"), "arity": (32, "learned-arity"),
-      "tree_updates": (1, "plt-once"), "lr_hold": (0.0, "linear-decay")}),
+      "tree_updates": (1, "plt-once"), "lr_hold": (0.0, "linear-decay"),
+      "depth": (-1, "depth-auto"), "mass_cap": (0.0, "no-mass-cap")}),
     ("auto: multi-label beats -tree", {"tree": "learned"}, UNEVEN, 1.5,
      {"loss": ("plt", "auto-plt"), "tree": ("learned", GIVEN),
       "lr_hold": (0.5, "learned-schedule")}),
@@ -109,7 +124,10 @@ ROWS = [
     ("-treeUpdates 0: no learning, fastText's schedule", {"loss": "tree", "treeUpdates": 0},
      UNEVEN, 1.0, {"tree_updates": (0, GIVEN), "lr_hold": (0.0, "linear-decay")}),
     ("the PLT learned on request", {"loss": "plt", "tree": "learned"}, UNEVEN, 2.0,
-     {"tree_updates": (1, "plt-once"), "lr_hold": (0.5, "learned-schedule")}),
+     {"tree_updates": (1, "plt-once"), "lr_hold": (0.5, "learned-schedule"),
+      "mass_cap": (1.0, "mass-cap")}),
+    ("a fixed tree has no mass cap", {"loss": "tree", "tree": "huffman"}, UNEVEN, 1.0,
+     {"mass_cap": (0.0, "no-mass-cap"), "lr_hold": (0.0, "linear-decay")}),
     ("one-vs-all has no tree", {"loss": "ova"}, UNEVEN, 1.0,
      {"arity": (20, "loss-own"), "tree": ("", "loss-own"), "scoring": ("tree", "scoring-tree")}),
     # the reading

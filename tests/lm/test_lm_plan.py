@@ -12,13 +12,13 @@ from treexc.planning import GIVEN
 ROWS = [
     ("the defaults: two levels, the cap, room for twice the words", {}, 10_000,
      {"lr": (0.05, "dim-scaled-rate"), "depth": (2, "depth-by-vocabulary"),
-      "mass_cap": (1.0, "mass-cap-two-levels"), "arity": (200, "arity-fit-words"),
-      "root_rows": (4, "root-rows")}),
+      "mass_cap": (1.0, "mass-cap-two-levels"), "arity": (142, "arity-fit-words"),
+      "root_rows": (4, "root-rows")}),                    # 142^2 >= 20,000 > 141^2
     ("a large vocabulary: three levels, no cap", {}, 200_000,
      {"depth": (3, "depth-by-vocabulary"), "mass_cap": (0.0, "mass-cap-two-levels"),
       "arity": (59, "arity-fit-words")}),                  # 59^3 >= 200,000 > 58^3
-    ("a small vocabulary: a slot a word at the root", {}, 50,
-     {"arity": (50, "arity-fit-words"), "depth": (2, "depth-by-vocabulary")}),
+    ("a small vocabulary: the root fits it too", {}, 50,
+     {"arity": (10, "arity-fit-words"), "depth": (2, "depth-by-vocabulary")}),  # 10^2 >= 100
     ("-dim 50: the base rate", {"dim": 50}, 10_000, {"lr": (0.1, "dim-scaled-rate")}),
     ("-lr given", {"lr": 0.3}, 10_000, {"lr": (0.3, GIVEN)}),
     ("-arity given: the least depth with room for the cap", {"arity": 300}, 10_000,
@@ -31,8 +31,8 @@ ROWS = [
     ("-depth given: the arity fits it; no cap below two levels", {"depth": 3}, 10_000,
      {"depth": (3, GIVEN), "arity": (22, "arity-fit-words"),   # 22^3 >= 10,000
       "mass_cap": (0.0, "mass-cap-two-levels")}),
-    ("-massSlack 0 at two levels: no room needed, still at least 200", {"massSlack": 0},
-     10_000, {"arity": (200, "arity-fit-words"), "mass_cap": (0.0, GIVEN)}),
+    ("-massSlack 0 at two levels: room for the words only", {"massSlack": 0},
+     10_000, {"arity": (100, "arity-fit-words"), "mass_cap": (0.0, GIVEN)}),
     ("-massSlack 2: the cap as given, room for it", {"massSlack": 2.0}, 30_000,
      {"mass_cap": (2.0, GIVEN), "arity": (245, "arity-fit-words")}),  # 245^2 >= 60,000
     ("a binary tree: one row a root slot", {"arity": 2}, 1_000,
@@ -81,7 +81,7 @@ def test_the_options_stay_as_typed_and_the_plan_gives_the_trained_ones():
     assert (typed.lr, typed.depth, typed.arity, typed.massSlack, typed.rootRows) == \
         (0.0, 0, 0, -1.0, 0)
     assert (trained.lr, trained.depth, trained.arity, trained.massSlack, trained.rootRows) == \
-        (0.05, 2, 200, 1.0, 4)
+        (0.05, 2, 142, 1.0, 4)
 
 
 def test_an_arity_wider_than_the_words_can_fill_is_refused():

@@ -114,17 +114,17 @@ def test_learned_tree_separates_two_languages(tmp_path):
 
 
 @pytest.mark.parametrize("words, flags, shape", [
-    (5_028, {}, (2, 200, 1.0)),     # a small vocabulary: the depth-2 floor
-    (150, {}, (2, 150, 1.0)),       # below the floor: one root slot per word at most
+    (5_028, {}, (2, 101, 1.0)),     # 101^2 >= 2 x 5,028
+    (150, {}, (2, 18, 1.0)),        # 18^2 >= 2 x 150
     (33_967, {}, (2, 261, 1.0)),    # 261^2 >= 2 x 33,967
-    (33_967, {"massSlack": 0.0}, (2, 200, 0.0)),  # 185^2 >= 33,967, raised to the floor
+    (33_967, {"massSlack": 0.0}, (2, 185, 0.0)),  # no room for the cap: 185^2 >= 33,967
     (256_377, {}, (3, 64, 0.0)),    # above 131,072 words: three levels, no cap, 64^3 >= V
     (256_377, {"massSlack": 1.0}, (3, 81, 1.0)),  # the cap asked for: 81^3 >= 2V
     (5_028, {"arity": 20}, (3, 20, 0.0)),     # -arity alone: 20^2 < 2V, so 20^3 >= V uncapped
     (5_028, {"arity": 80}, (2, 80, 1.0)),     # 80^2 >= 2V: two capped levels
     (5_028, {"arity": 20, "massSlack": 1.0}, (4, 20, 1.0)),  # 20^4 >= 2V
     (5_028, {"depth": 3}, (3, 18, 0.0)),      # -depth alone: the fitted arity, 18^3 >= V
-    (5_028, {"depth": 2}, (2, 200, 1.0)),
+    (5_028, {"depth": 2}, (2, 101, 1.0)),
 ])
 def test_default_tree_shape(words, flags, shape):
     """docs/lm.md, "Default shape": depth, arity and mass cap from the

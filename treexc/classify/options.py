@@ -30,6 +30,8 @@ from .plan_rules import (
     AUTO_PLT_MIN_LABELS_PER_LINE,
     AUTO_SOFTMAX_MAX_LABELS,
     AUTO_SOFTMAX_MIN_BUDGET,
+    AUTO_SOFTMAX_UNEVEN_MAX_LABELS,
+    AUTO_SOFTMAX_UNEVEN_MIN_BUDGET,
     DEFAULT_LR,
     PLT_TREE_UPDATES,
     SCORING_MEAN,
@@ -47,9 +49,10 @@ LOSS_HELP = ("loss function: " + "; ".join(f"{entry.name} = {entry.help}"
                                            for entry in LOSSES.values())
              + f"; auto = plt where lines have {AUTO_PLT_MIN_LABELS_PER_LINE} labels or "
              f"more on average (with the tree -tree names), else the tree -tree names, else "
-             f"the flat softmax up to {AUTO_SOFTMAX_MAX_LABELS:,} labels trained "
-             f"{AUTO_SOFTMAX_MIN_BUDGET} rate-epochs or more (-lr x -epoch), else a learned "
-             "tree")
+             f"the flat softmax for many-lined labels, up to {AUTO_SOFTMAX_MAX_LABELS:,} "
+             f"trained {AUTO_SOFTMAX_MIN_BUDGET} rate-epochs or more (-lr x -epoch), or up "
+             f"to {AUTO_SOFTMAX_UNEVEN_MAX_LABELS:,} uneven ones trained "
+             f"{AUTO_SOFTMAX_UNEVEN_MIN_BUDGET} or more, else a learned tree")
 
 
 @dataclass

@@ -21,6 +21,9 @@ from .plan_rules import (
     AUTO_PLT_MIN_LABELS_PER_LINE,
     AUTO_SOFTMAX_MAX_LABELS,
     AUTO_SOFTMAX_MIN_BUDGET,
+    AUTO_SOFTMAX_MIN_EVENNESS,
+    AUTO_SOFTMAX_UNEVEN_MAX_LABELS,
+    AUTO_SOFTMAX_UNEVEN_MIN_BUDGET,
     DEFAULT_LR,
     DEFAULT_LR_HALVINGS,
     LEARNED_LR_HOLD,
@@ -78,10 +81,7 @@ class Plan(PlanRows):
     @property
     def learns_tree(self):
         """Whether training rebuilds the tree (AssignLabels)."""
-        entry = loss(self.loss.value)
-        tree = self.tree.value
-        return (entry.learned and self.tree_updates.value > 0
-                and (tree == "learned" or (tree == "" and entry.learned_by_default)))
+        return _learned(loss(self.loss.value), self.tree.value, self.tree_updates.value)
 
     def args(self, typed):
         """The options the model is trained and saved with: ``typed``
@@ -104,7 +104,7 @@ class Plan(PlanRows):
 
 
 # rules whose line training prints (the others are said by -plan and the model's header)
-SAID = ("auto-plt", "auto-arity-flag", "auto-softmax", "auto-tree",
+SAID = ("auto-plt", "auto-arity-flag", "auto-softmax", "auto-softmax-uneven", "auto-tree",
         "wide-root", "arity-clamp", "scoring-mean", "scoring-mean-given", "zipf-rate")
 
 
@@ -137,6 +137,8 @@ def plan(args, stats, family=EMBEDDING):
         mass = Choice(0.0, "no-mass-cap", "a depth limit, or no learned tree: no mass cap")
     elif args.massSlack >= 0:
         mass = Choice(args.massSlack, GIVEN, f"-massSlack {args.massSlack:g}")
+    elif not _learned(entry, tree.value, updates.value):
+        mass = Choice(0.0, "no-mass-cap", "a tree not rebuilt while training: no mass cap")
     else:
         mass = Choice(MASS_SLACK, "mass-cap", f"no depth limit: a subtree holds at most "
                       f"{MASS_SLACK:g}/arity of its parent's label occurrences")
@@ -150,6 +152,13 @@ def plan(args, stats, family=EMBEDDING):
             if partial.learns_tree else
             Choice(0.0, "linear-decay", "fastText's schedule: the rate decays linearly"))
     return replace(partial, lr_hold=hold)
+
+
+def _learned(entry, tree, tree_updates):
+    """Whether a tree of loss ``entry``, ``tree`` (its Choice's value: "" the
+    loss's own) and ``tree_updates`` rebuilds is rebuilt while training."""
+    return (entry.learned and tree_updates > 0
+            and (tree == "learned" or (tree == "" and entry.learned_by_default)))
 
 
 # -massSlack 0 and its older spelling -maxDepth 0: one plan, one model file
@@ -180,17 +189,33 @@ def _loss(args, stats):
         # the budget is the rate it trains at times the epochs
         lr = args.lr or default_rate(stats.label_counts).value
         budget = lr * args.epoch
-        few = n_labels <= AUTO_SOFTMAX_MAX_LABELS
-        if few and budget >= AUTO_SOFTMAX_MIN_BUDGET:
-            name, rule = "softmax", "auto-softmax"
-        else:
-            name, rule = "tree", "auto-tree"
-        why = (f"{n_labels} labels {'<=' if few else '>'} {AUTO_SOFTMAX_MAX_LABELS}, "
-               f"{budget:g} rate-epochs (-lr {lr:g} x -epoch {args.epoch}) "
-               f"{'>=' if budget >= AUTO_SOFTMAX_MIN_BUDGET else '<'} "
-               f"{AUTO_SOFTMAX_MIN_BUDGET}")
+        name, rule, why = _auto_softmax(n_labels, budget, label_spread(stats.label_counts),
+                                        f"(-lr {lr:g} x -epoch {args.epoch})")
     # the line says the arity too, which the shape rules set after (plan)
     return Choice(name, rule, why), _tree(args, name)
+
+
+def _auto_softmax(n_labels, budget, spread, spent):
+    """``(loss, rule, why)`` of -loss auto on single-label data: the flat
+    softmax gains on the learned tree only from long training (``budget``
+    rate-epochs: ``spent`` says how) over few, many-lined labels, and
+    sooner where they are uneven (a tree of the mass cap, not a wide
+    root)."""
+    evenness, median = spread
+    uneven = AUTO_SOFTMAX_MIN_EVENNESS <= evenness < WIDE_ROOT_MIN_EVENNESS
+    most, least = ((AUTO_SOFTMAX_UNEVEN_MAX_LABELS, AUTO_SOFTMAX_UNEVEN_MIN_BUDGET) if uneven
+                   else (AUTO_SOFTMAX_MAX_LABELS, AUTO_SOFTMAX_MIN_BUDGET))
+    few, long = n_labels <= most, budget >= least
+    many_lined = median >= WIDE_ROOT_MIN_MEDIAN_COUNT
+    why = (f"{n_labels} labels {'<=' if few else '>'} {most}, {budget:g} rate-epochs "
+           f"{spent} {'>=' if long else '<'} {least}"
+           + (f" (uneven labels: evenness {evenness:.2f})" if uneven else ""))
+    if few and long and not many_lined:
+        return "tree", "auto-tree", (f"{why}, but a median of {median:g} lines a label < "
+                                     f"{WIDE_ROOT_MIN_MEDIAN_COUNT}")
+    if few and long:
+        return "softmax", "auto-softmax-uneven" if uneven else "auto-softmax", why
+    return "tree", "auto-tree", why
 
 
 def _tree(args, name):

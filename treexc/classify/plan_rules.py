@@ -17,6 +17,11 @@ from ..planning import Rule
 AUTO_PLT_MIN_LABELS_PER_LINE = 1.5
 # -loss auto's flat softmax: few labels trained long (rate x epochs, the rate -lr 0 trains at)
 AUTO_SOFTMAX_MAX_LABELS, AUTO_SOFTMAX_MIN_BUDGET = 548, 20
+# ... sooner and over more of them where labels are uneven (evenness from
+# AUTO_SOFTMAX_MIN_EVENNESS to below WIDE_ROOT_MIN_EVENNESS); both only on many-lined
+# labels (a median count of WIDE_ROOT_MIN_MEDIAN_COUNT or more)
+AUTO_SOFTMAX_MIN_EVENNESS = 0.34
+AUTO_SOFTMAX_UNEVEN_MAX_LABELS, AUTO_SOFTMAX_UNEVEN_MIN_BUDGET = 1000, 10
 # the widest flat softmax a rule trains (a wide root, autotune's softmax trials): up to it
 # treexc's softmax still trains faster than fastText's
 FLAT_SOFTMAX_MAX_LABELS = 4096
@@ -120,32 +125,52 @@ TABLE2_EVIDENCE = (
     "where it does not fire: the mass cap 0.285, the least depth (4) 0.278. "
     "docs/defaults.md, \"Ablations\".")
 
-# measured by benchmarks/ablate_label_counts.py; docs/defaults.md, "Ablations"
+# measured by benchmarks/ablate_label_counts.py and ablate_rules.py; docs/defaults.md,
+# "Ablations"
 AUTO_SOFTMAX_EVIDENCE = (
     "The flat softmax gains on the learned tree only from long training over few labels. "
     "Test P@1, medians of 3 seeds, softmax / tree: gutenberg_books cut to its 300 most "
     "frequent labels at -lr 1 -epoch 20 (20 rate-epochs) 0.468 / 0.447 (1.4x the time); "
-    "not used to choose: wn_hypernym cut to 300 labels 0.737 / 0.680 (2x). At 1,000 "
-    "labels of gutenberg_books the tree leads (tree / softmax 0.388 / 0.376) in less than half the time, "
-    "and on all 2,972 the two are level (docs/results/trees.md's grid: 0.3101 / 0.3207 at "
-    "-dim 100, 0.3072 / 0.3006 at 50) for 10x: the label limit is the geometric middle of "
-    "300 and 1,000. The budget: the least measured where the softmax led; at 10 "
-    "rate-epochs (the default rate, -epoch 20) the two are level on gutenberg_books "
-    "(auto-tree). docs/defaults.md, \"Ablations\".")
+    "not used to choose: wn_hypernym cut to 300 labels 0.737 / 0.680 (2x; uneven labels, "
+    "evenness 0.74: auto-softmax-uneven fires there now). At 1,000 "
+    "labels of gutenberg_books the tree leads (tree / softmax 0.388 / 0.376) in less than "
+    "half the time, and on all 2,972 the two are level (docs/results/trees.md's grid: "
+    "0.3101 / 0.3207 at -dim 100, 0.3072 / 0.3006 at 50) for 10x: the label limit is the "
+    "geometric middle of 300 and 1,000. The budget: the least measured where the softmax "
+    "led; at 10 rate-epochs (the default rate, -epoch 20) the two are level on "
+    "gutenberg_books (auto-tree). Many-lined labels only: on cooking's single-label lines "
+    "(462 labels, a median of 3 lines a label; not used to choose the rest) the tree led at "
+    "20 rate-epochs on every seed (tree / softmax 0.339 / 0.307), so a median under "
+    "WIDE_ROOT_MIN_MEDIAN_COUNT (the wide root's many-lined) keeps the tree; the sets where "
+    "the softmax led have medians of 39 (wn_hypernym's 300) and 86 (gutenberg_books' 300). "
+    "docs/defaults.md, \"Ablations\".")
+AUTO_SOFTMAX_UNEVEN_EVIDENCE = (
+    "Where labels are uneven the learned tree is one of the mass cap, not a wide root, and "
+    "it stops gaining from more training sooner (wn_hypernym's 1,000 labels: 0.551, 0.573, "
+    "0.559 at -epoch 5, 10, 20) while the softmax still gains. Test P@1, medians of 3 "
+    "seeds, softmax / tree, at 10 rate-epochs (the default rate, -epoch 20): wn_hypernym "
+    "cut to 1,000 labels (evenness 0.67, median 19) 0.602 / 0.559 (5x the time), to 300 "
+    "(0.74, 39) 0.725 / 0.686 (2x the CPU); at 5 rate-epochs level (1,000 labels 0.580 / "
+    "0.573 for 3.3x the CPU): the budget is the least measured where the softmax led. The "
+    "label limit: the most measured where it led. The evenness floor: the geometric middle "
+    "of wn_hypernym's 1,000 (0.67) and the 1,000 commonest next words (0.17), where at 10 "
+    "rate-epochs the tree was no worse (softmax / tree 0.090 / 0.093) for a ninth of the "
+    "CPU (18 / 163 s). Not used to "
+    "choose: 900 next words (the 1,000 commonest less their 100 commonest; evenness 0.74, "
+    "median 43) at -epoch 20 0.032 / 0.027, higher on every seed, for 6x the CPU (29.6 / "
+    "4.9 s). Few-lined labels keep the tree (auto-softmax): cooking's single-label "
+    "lines (evenness 0.42, median 3) at -epoch 20 tree / softmax 0.323 / 0.292. "
+    "docs/defaults.md, \"Ablations\".")
 AUTO_TREE_EVIDENCE = (
     "At the embedding model's defaults (-epoch 5, 2.5 rate-epochs) the learned tree scored "
     "above the flat softmax at every label count measured, 10 to 2,972 labels of "
     "gutenberg_books (0.03-0.08 P@1; the whole set 0.144 / 0.117 in half the time), and at "
-    "-epoch 10 (300 labels 0.343 / 0.298; 1,000, seed 0, 0.293 / 0.258); at -epoch 20 "
-    "level (300 labels 0.416 / 0.422; 1,000, seed 0, 0.352 / 0.348) in 0.8x and 0.4x the "
+    "-epoch 10 (300 labels 0.343 / 0.298; 1,000 0.297 / 0.257); at -epoch 20 "
+    "level (300 labels 0.416 / 0.422; 1,000 0.351 / 0.350) in 0.8x and 0.4x the "
     "time. Not used to choose, at the defaults: wn_hypernym cut to 300 labels 0.670 / "
     "0.622, to 1,000 0.551 / 0.443; all of wn_hypernym (8,737 labels) 0.280 / 0.203 in a "
-    "tenth of the time; the 1,000 commonest next words level (0.119 / 0.122, seed 0) in a sixth of "
-    "the time. Where it misses: wn_hypernym's 1,000 labels at -epoch 20 (10 rate-epochs), "
-    "the softmax led (softmax / tree 0.602 / 0.559) for 5x the time, and at -lr 1 -epoch 20 "
-    "(0.625 / 0.560); on these uneven labels "
-    "the crossing comes at a smaller budget than on gutenberg_books' even ones (not a rule: "
-    "one set). "
+    "tenth of the time; cooking's single-label lines 0.290 / 0.205; the 1,000 commonest "
+    "next words level (0.119 / 0.122) in a sixth of the CPU. "
     "docs/defaults.md, \"Ablations\".")
 
 RULES = (
@@ -160,14 +185,34 @@ RULES = (
          "\"The default output layer against fastText on multi-label data\"."),
     Rule("auto-arity-flag", "loss", "-loss auto and -arity given", "tree", (),
          "An arity asks for a tree; nothing measured."),
-    Rule("auto-softmax", "loss", "-loss auto, single-label, at most AUTO_SOFTMAX_MAX_LABELS "
+    Rule("auto-softmax", "loss", "-loss auto, single-label, labels not uneven (evenness "
+         "below AUTO_SOFTMAX_MIN_EVENNESS or from WIDE_ROOT_MIN_EVENNESS) and many-lined "
+         "(median count >= WIDE_ROOT_MIN_MEDIAN_COUNT), at most AUTO_SOFTMAX_MAX_LABELS "
          "labels, trained at least AUTO_SOFTMAX_MIN_BUDGET rate-epochs (the rate -lr 0 "
          "trains at, or -lr, times -epoch)", "softmax",
          (("AUTO_SOFTMAX_MAX_LABELS", AUTO_SOFTMAX_MAX_LABELS),
-          ("AUTO_SOFTMAX_MIN_BUDGET", AUTO_SOFTMAX_MIN_BUDGET)), AUTO_SOFTMAX_EVIDENCE),
-    Rule("auto-tree", "loss", "-loss auto, single-label, otherwise", "tree",
+          ("AUTO_SOFTMAX_MIN_BUDGET", AUTO_SOFTMAX_MIN_BUDGET),
+          ("AUTO_SOFTMAX_MIN_EVENNESS", AUTO_SOFTMAX_MIN_EVENNESS),
+          ("WIDE_ROOT_MIN_EVENNESS", WIDE_ROOT_MIN_EVENNESS),
+          ("WIDE_ROOT_MIN_MEDIAN_COUNT", WIDE_ROOT_MIN_MEDIAN_COUNT)), AUTO_SOFTMAX_EVIDENCE),
+    Rule("auto-softmax-uneven", "loss", "-loss auto, single-label, labels uneven (evenness "
+         "from AUTO_SOFTMAX_MIN_EVENNESS to below WIDE_ROOT_MIN_EVENNESS) and many-lined "
+         "(median count >= WIDE_ROOT_MIN_MEDIAN_COUNT), at most "
+         "AUTO_SOFTMAX_UNEVEN_MAX_LABELS labels, trained at least "
+         "AUTO_SOFTMAX_UNEVEN_MIN_BUDGET rate-epochs", "softmax",
+         (("AUTO_SOFTMAX_MIN_EVENNESS", AUTO_SOFTMAX_MIN_EVENNESS),
+          ("WIDE_ROOT_MIN_EVENNESS", WIDE_ROOT_MIN_EVENNESS),
+          ("AUTO_SOFTMAX_UNEVEN_MAX_LABELS", AUTO_SOFTMAX_UNEVEN_MAX_LABELS),
+          ("AUTO_SOFTMAX_UNEVEN_MIN_BUDGET", AUTO_SOFTMAX_UNEVEN_MIN_BUDGET),
+          ("WIDE_ROOT_MIN_MEDIAN_COUNT", WIDE_ROOT_MIN_MEDIAN_COUNT)),
+         AUTO_SOFTMAX_UNEVEN_EVIDENCE),
+    Rule("auto-tree", "loss", "-loss auto, single-label, otherwise (more labels, a shorter "
+         "training, or few-lined labels)", "tree",
          (("AUTO_SOFTMAX_MAX_LABELS", AUTO_SOFTMAX_MAX_LABELS),
-          ("AUTO_SOFTMAX_MIN_BUDGET", AUTO_SOFTMAX_MIN_BUDGET)), AUTO_TREE_EVIDENCE),
+          ("AUTO_SOFTMAX_MIN_BUDGET", AUTO_SOFTMAX_MIN_BUDGET),
+          ("AUTO_SOFTMAX_UNEVEN_MAX_LABELS", AUTO_SOFTMAX_UNEVEN_MAX_LABELS),
+          ("AUTO_SOFTMAX_UNEVEN_MIN_BUDGET", AUTO_SOFTMAX_UNEVEN_MIN_BUDGET)),
+         AUTO_TREE_EVIDENCE),
     Rule("loss-own", "tree, arity", "-tree (or -arity, for a loss without a learned tree) "
          "not given", "the loss's own tree ('' in model files); hs: arity 2; losses "
          "without a tree of arity: UNUSED_ARITY", (("UNUSED_ARITY", UNUSED_ARITY),),
@@ -213,14 +258,26 @@ RULES = (
          "WIDE_ROOT_MIN_EVENNESS)", "the least depth D with arity^D >= labels (the labels "
          "dealt out evenly within it to start), no mass cap",
          (("WIDE_ROOT_MIN_EVENNESS", WIDE_ROOT_MIN_EVENNESS),), TABLE2_EVIDENCE),
-    Rule("mass-cap", "mass_cap", "a learned tree at -depth -1", "a subtree of several "
-         "labels holds at most MASS_SLACK/arity of its parent's label occurrences",
-         (("MASS_SLACK", MASS_SLACK),),
+    Rule("mass-cap", "mass_cap", "a tree rebuilt while training (a learned tree) at -depth "
+         "-1", "a subtree of several labels holds at most MASS_SLACK/arity of its parent's "
+         "label occurrences", (("MASS_SLACK", MASS_SLACK),),
          "Label frequency shapes depth as in a Huffman tree while the statistics shape the "
-         "grouping (docs/trees.md). Ablation at the Table 2 flags: docs/defaults.md's "
-         "\"The Table 2 regression\"."),
-    Rule("no-mass-cap", "mass_cap", "a depth given, or no learned tree", "0: no cap", (),
-         "A depth limit shapes the tree itself (-depth 0: neither limit nor cap)."),
+         "grouping (docs/trees.md). Test P@1 at the defaults (the learned tree of uneven "
+         "labels), medians of 3 seeds, with / without (-massSlack 0: neither depth limit "
+         "nor cap): wn_hypernym's 1,000 commonest labels 0.549 / 0.542 (higher on two seeds, "
+         "equal on the third; 0.551 in an earlier run) at the same CPU (2.35 / 2.46 s); all "
+         "of wn_hypernym 0.280 / 0.284 and "
+         "the 1,000 commonest next words 0.119 / 0.120, within noise, the latter in less CPU "
+         "(6.3 s, seed 2, against 9.1-9.3). Where level the cap is no dearer, so it stays. "
+         "Under a given -arity 20 it held wn_hypernym's uneven labels better than the least "
+         "depth (0.285 / 0.278); over even ones it grew deep trees (depth-fit-arity). "
+         "docs/defaults.md, \"Ablations\"."),
+    Rule("no-mass-cap", "mass_cap", "a depth given, or no tree rebuilt while training (a "
+         "fixed tree; -loss plt's own Huffman tree)", "0: no cap", (),
+         "A depth limit shapes the tree itself (-depth 0: neither limit nor cap); a tree "
+         "not rebuilt has nothing for a cap to shape (cooking at the defaults, the PLT's "
+         "Huffman tree: the same predictions with the cap and with -massSlack 0, seed 0, "
+         "one thread)."),
     Rule("rebuilds-by-lines", "tree_updates", "-treeUpdates -1 and a tree softmax "
          "(rebuilds by-lines)", "one rebuild per STATS_PER_REBUILD lines a label in the "
          "first half of training, 1 to TREE_UPDATES",

@@ -1,7 +1,7 @@
 """docs/defaults.md, written from the rules tables of the plans
 (``family_rules.RULES``, ``classify/plan_rules.RULES``, ``linear/plan.RULES``,
 ``lm/plan.RULES``) and the measurements kept beside them
-(``defaults_evidence``: the ablations and the summary of every rule):
+(``defaults_evidence``: the ablations; ``defaults_summary``: every rule's row):
 ``tests/test_defaults_doc.py`` fails when the page is stale.  Rewrite it with
 
     .venv/bin/python -m treexc.cli.defaults_doc > docs/defaults.md
@@ -14,7 +14,8 @@ from .. import family_rules
 from ..classify import plan_rules
 from ..linear import plan as linear_plan
 from ..lm import plan as lm_plan
-from .defaults_evidence import ABLATIONS, SUMMARY, metric_of, runs_of, summary_cell
+from .defaults_evidence import ABLATIONS, metric_of, runs_of
+from .defaults_summary import SUMMARY, summary_cell
 
 
 def ablation_section(ablation):
@@ -23,16 +24,21 @@ def ablation_section(ablation):
     the median training seconds."""
     metric, label = metric_of(ablation)
     lines = [f"### {ablation['title']}", "", ablation["note"], "",
-             f"Measured at treexc {ablation['version']}, `-thread 2`, {label}:", "",
+             f"Measured at treexc {ablation['version']}, `-thread {ablation.get('threads', 2)}`, "
+             f"{label}:", "",
              "```sh", "PYTHONPATH=. .venv/bin/python " + ablation["command"], "```", ""]
     runs = runs_of(ablation["file"])
     if not runs:
         return lines + ["(not measured yet)", ""]
     # benchmarks/bench_linear.py's records also have P@5 and training CPU seconds
     cpu = all("train_cpu_s" in r for records in runs.values() for r in records)
+    # ablate_rules.py's records since it measured them: the training's CPU seconds
+    own_cpu = not cpu and any("cpu_s" in r for records in runs.values() for r in records)
     lines += [f"| configuration | flags added | {label} by seed | median | "
-              + ("P@5 median | train CPU s median | " if cpu else "") + "train s median |",
-              "|---|---|---|---|" + ("---|---|" if cpu else "") + "---|"]
+              + ("P@5 median | train CPU s median | " if cpu else "")
+              + ("train CPU s median | " if own_cpu else "") + "train s median |",
+              "|---|---|---|---|" + ("---|---|" if cpu else "") + ("---|" if own_cpu else "")
+              + "---|"]
     for config, records in runs.items():
         flags = records[0]["flags"]
         added = ("fastText " + flags["loss"] if isinstance(flags, dict)
@@ -45,8 +51,19 @@ def ablation_section(ablation):
                      + (f"{statistics.median(r['p5'] for r in records):.4f} | "
                         f"{statistics.median(r['train_cpu_s'] for r in records):.1f} | "
                         if cpu else "")
+                     + (_cpu_median(records) if own_cpu else "")
                      + f"{statistics.median(r['train_s'] for r in records):.1f} |")
     return lines + [""]
+
+
+def _cpu_median(records):
+    """The median training CPU seconds of the records that have them, and
+    of how many seeds where not all do."""
+    cpu = [r["cpu_s"] for r in records if "cpu_s" in r]
+    if not cpu:
+        return "- | "
+    seeds = f" ({len(cpu)} seed{'s' if len(cpu) > 1 else ''})" if len(cpu) < len(records) else ""
+    return f"{statistics.median(cpu):.1f}{seeds} | "
 
 
 SUMMARY_HEAD = (
@@ -54,8 +71,9 @@ SUMMARY_HEAD = (
     "One row per rule of the embedding classifier and the language model: the shared sets "
     "where it fires at the defaults (or at the flags it was chosen for), and its effect: "
     "test P@1 (the language model: validation perplexity) with the rule / without it and "
-    "the training seconds, medians of 3 seeds, from the tables below (named by their "
-    "results file) or the figures its evidence cites (named by their page). A rule that "
+    "the training seconds (CPU seconds where both were measured with them, else wall), "
+    "medians of 3 seeds, from the tables below (named by their results file) or the "
+    "figures its evidence cites (named by their page). A rule that "
     "reads a flag or sets a value nothing reads is marked so.", "",
     "| family | rule | fires on | with / without | from |", "|---|---|---|---|---|")
 

@@ -2,13 +2,10 @@
 ablations kept in docs/results/defaults-*.jsonl (benchmarks/ablate_rules.py,
 ablate_label_counts.py and ablate_lm_rules.py's records), each with the
 command that wrote it and the treexc version it ran at (:data:`ABLATIONS`),
-and the summary, one row per rule of the embedding classifier and the
-language model (:data:`SUMMARY`): its measured effect from those records,
-or the figures its evidence cites, or why it is not ablated.
+read by the summary of every rule (``defaults_summary``).
 """
 
 import json
-import statistics
 from pathlib import Path
 
 RESULTS = Path(__file__).resolve().parents[2] / "docs" / "results"
@@ -117,6 +114,9 @@ DEFAULT_SOFTMAX_TREE = ("--config default= --config 'softmax=-loss softmax' --co
                         "'tree=-loss tree'")
 LR1 = "--config 'lr1 e20 tree=-loss tree' --config 'lr1 e20 softmax=-loss softmax'"
 SHARED = "The machine was shared (load average 13-24 on 2 cores): the times are noisy."
+NOW = "0.1.0+15d058d"  # the rows added since VERSION (the same training code)
+LOADED = ("Their training CPU seconds (user + system, start-up included) were measured "
+          "with them, at load average 11-16 on the 2 cores: compare those.")
 
 
 def _counts(train, counts, common, configs, out):
@@ -144,12 +144,13 @@ ABLATIONS += (
      "note": "At -lr 1 -epoch 20 (20 rate-epochs) the flat softmax leads on every seed. "
              + SHARED},
     {"title": "auto-softmax and the training budget: gutenberg_books cut to 1,000 labels",
-     "file": "defaults-budget1000.jsonl", "common": EMBEDDING_COMMON, "version": VERSION,
+     "file": "defaults-budget1000.jsonl", "common": EMBEDDING_COMMON,
+     "version": f"{VERSION} (seeds 1 and 2: {NOW})",
      "command": _counts("gutenberg_books", 1000, EMBEDDING_COMMON,
                         BUDGET[BUDGET.index("--config 'e10"):], "defaults-budget1000.jsonl"),
      "note": "-epoch 5: the table \"by label count\" above. The tree leads at -epoch 10 "
-             "and the two are level at 20, where the tree takes 0.4x the time. Seed 0 "
-             "only: the other seeds were not run. " + SHARED},
+             "on every seed (in 0.4x the CPU) and the two are level at 20, where the tree "
+             "takes 0.4x the CPU. " + SHARED + " Seeds 1 and 2: " + LOADED},
     {"title": "auto-softmax at the well-trained flags: gutenberg_books cut to 1,000 labels",
      "file": "defaults-budget1000-lr1.jsonl", "common": WELL_TRAINED, "version": VERSION,
      "command": _counts("gutenberg_books", 1000, WELL_TRAINED, LR1,
@@ -157,22 +158,34 @@ ABLATIONS += (
      "note": "Level at -lr 1 -epoch 20, the tree in less than half the time: above "
              "AUTO_SOFTMAX_MAX_LABELS the cheaper tree. " + SHARED},
     {"title": "auto-softmax on sets not used to choose: wn_hypernym cut to 300 labels",
-     "file": "defaults-budget-wn300.jsonl", "common": EMBEDDING_COMMON, "version": VERSION,
+     "file": "defaults-budget-wn300.jsonl", "common": EMBEDDING_COMMON,
+     "version": f"{VERSION} (the `e20` rows: {NOW})",
      "command": _counts("wn_hypernym", 300, EMBEDDING_COMMON,
                         "--config 'lr1 e20 tree=-loss tree -lr 1 -epoch 20' --config 'lr1 "
                         "e20 softmax=-loss softmax -lr 1 -epoch 20' --config 'e5 tree=-loss "
-                        "tree' --config 'e5 softmax=-loss softmax'",
+                        "tree' --config 'e5 softmax=-loss softmax' --config 'e20 tree=-loss "
+                        "tree -epoch 20' --config 'e20 softmax=-loss softmax -epoch 20'",
                         "defaults-budget-wn300.jsonl"),
      "note": "Not used to choose: the softmax leads on every seed at -lr 1 -epoch 20 (20 "
              "rate-epochs, auto-softmax), the tree on every seed at the defaults (auto-tree). "
-             + SHARED},
+             "At -epoch 20 (10 rate-epochs) the softmax leads too, on every seed, for 2x the "
+             "CPU: where auto-tree misses. (evenness 0.74, a median of 39 lines a label.) "
+             + SHARED + " " + LOADED},
     {"title": "auto-softmax on sets not used to choose: wn_hypernym cut to 1,000 labels",
-     "file": "defaults-budget-wn1000.jsonl", "common": EMBEDDING_COMMON, "version": VERSION,
+     "file": "defaults-budget-wn1000.jsonl", "common": EMBEDDING_COMMON,
+     "version": f"{VERSION} (the `e10` rows and `e5 tree cap` / `nocap`: {NOW})",
      "command": _counts("wn_hypernym", 1000, EMBEDDING_COMMON,
                         "--config 'e5 tree=-loss tree -epoch 5' --config 'e5 softmax=-loss "
                         "softmax -epoch 5' --config 'e20 tree=-loss tree -epoch 20' --config "
-                        "'e20 softmax=-loss softmax -epoch 20'", "defaults-budget-wn1000.jsonl"),
-     "note": SHARED},
+                        "'e20 softmax=-loss softmax -epoch 20' --config 'e10 tree=-loss tree "
+                        "-epoch 10' --config 'e10 softmax=-loss softmax -epoch 10' --config "
+                        "'e5 tree nocap=-loss tree -epoch 5 -massSlack 0' --config 'e5 tree "
+                        "cap=-loss tree -epoch 5'", "defaults-budget-wn1000.jsonl"),
+     "note": "Evenness 0.67, a median of 19 lines a label. At -epoch 10 (5 rate-epochs) the "
+             "two are level (softmax +0.007) for 3.3x the CPU; at 20 the softmax leads on "
+             "every seed: where auto-tree misses. `e5 tree cap`: the default learned tree "
+             "(the mass cap) again, beside `e5 tree nocap` (-massSlack 0) in the same "
+             "load. " + SHARED + " " + LOADED},
     {"title": "auto-softmax on sets not used to choose: wn_hypernym cut to 1,000 labels at "
               "the well-trained flags",
      "file": "defaults-budget-wn1000-lr1.jsonl", "common": WELL_TRAINED, "version": VERSION,
@@ -180,14 +193,54 @@ ABLATIONS += (
                         "defaults-budget-wn1000-lr1.jsonl"),
      "note": SHARED},
     {"title": "auto-softmax on sets not used to choose: the 1,000 commonest next words",
-     "file": "defaults-budget-next1000.jsonl", "common": EMBEDDING_COMMON, "version": VERSION,
+     "file": "defaults-budget-next1000.jsonl", "common": EMBEDDING_COMMON,
+     "version": f"{VERSION} (the rows' later seeds, `e5 tree nocap`: {NOW})",
      "command": _rules("next1000", EMBEDDING_COMMON,
                        "--config 'e5 tree=-loss tree -epoch 5' --config 'e5 softmax=-loss "
                        "softmax -epoch 5' --config 'e20 tree=-loss tree -epoch 20' --config "
-                       "'e20 softmax=-loss softmax -epoch 20'", "defaults-budget-next1000.jsonl"),
+                       "'e20 softmax=-loss softmax -epoch 20' --config 'e5 tree nocap=-loss "
+                       "tree -epoch 5 -massSlack 0'", "defaults-budget-next1000.jsonl"),
      "note": "300,000 positions of gutenberg_lm whose word is among its 1,000 commonest "
              "(`benchmarks/make_next_word.py --size 300K --labels 1000 --valid-size 20000 "
-             "--test-size 20000`; evenness 0.17: the default rate 0.5). " + SHARED},
+             "--test-size 20000`; evenness 0.17, a median of 60 lines a label: the default "
+             "rate 0.5). " + SHARED + " The softmax's and `e20 tree`'s seeds 1 and 2, `e5 tree`'s "
+             "seed 2 and `e5 tree nocap`: " + NOW + "; " + LOADED},
+    {"title": "auto-tree and auto-softmax on a set not used to choose: cooking's "
+              "single-label lines",
+     "file": "defaults-budget-cooking-single.jsonl", "common": EMBEDDING_COMMON,
+     "version": NOW,
+     "command": ("benchmarks/ablate_rules.py --train cooking.single.train.txt --test "
+                 "cooking.single.eval.txt --common \"" + EMBEDDING_COMMON + "\" --config "
+                 "'e5 tree=-loss tree -epoch 5' --config 'e5 softmax=-loss softmax -epoch 5' "
+                 "--config 'e20 tree=-loss tree -epoch 20' --config 'e20 softmax=-loss "
+                 "softmax -epoch 20' --config 'lr1 e20 tree=-loss tree -lr 1 -epoch 20' "
+                 "--config 'lr1 e20 softmax=-loss softmax -lr 1 -epoch 20' --seeds 0,1,2 "
+                 "--out docs/results/defaults-budget-cooking-single.jsonl"),
+     "note": "The lines of cooking's training file with one label (3,026 lines, 462 labels, "
+             "evenness 0.42, a median of 3 lines a label); tested on the one-label lines of "
+             "its test and then valid files (752; `awk '{n=0; for (i=1; i<=NF; i++) if ($i ~ "
+             "/^__label__/) n++; if (n==1) print}'`). Uneven labels as wn_hypernym's cuts, "
+             "few-lined: "
+             "at -epoch 20 (10 rate-epochs) the tree leads on every seed, where on "
+             "wn_hypernym's cuts the softmax does (a rule on evenness alone would miss "
+             "here). The test split is small (752 lines): about 0.017 P@1 of sampling "
+             "noise. " + LOADED},
+    {"title": "auto-softmax-uneven on a set not used to choose: 900 next words",
+     "file": "defaults-budget-mid900.jsonl", "common": EMBEDDING_COMMON, "version": NOW,
+     "threads": 1,
+     "command": ("benchmarks/ablate_rules.py --train mid900.train.txt --test mid900.test.txt "
+                 "--common \"" + EMBEDDING_COMMON + "\" --config 'e20 tree=-loss tree "
+                 "-epoch 20' --config 'e20 softmax=-loss softmax -epoch 20' --seeds 0,1,2 "
+                 "--threads 1 --out docs/results/defaults-budget-mid900.jsonl"),
+     "note": "The 1,000 commonest next words less their 100 commonest: the lines of "
+             "next1000.train.txt (above) whose label is not among its 100 most frequent, "
+             "the first 60,000 of them (`benchmarks/drop_top_labels.py --train "
+             "next1000.train.txt --test next1000.test.txt --drop 100 --lines 60000 --out "
+             "mid900`; 900 labels, evenness 0.74, a median of 43 lines a "
+             "label; the default rate 0.5), tested on next1000.test.txt's such lines "
+             "(5,048). At -epoch 20 (10 rate-epochs) auto-softmax-uneven picks the softmax. "
+             "P@1 is low on this task: the test split's standard error is about "
+             "0.0024. " + LOADED},
     {"title": "auto-plt at the embedding model's defaults: cooking",
      "file": "defaults-cooking.jsonl", "common": EMBEDDING_COMMON, "version": VERSION,
      "command": _rules("cooking", EMBEDDING_COMMON, DEFAULT_SOFTMAX_TREE,
@@ -245,180 +298,35 @@ ABLATIONS += (
              "branches and leaves of 100 (Omikuji Bonsai's shape: one level of 88 leaves "
              "here), two of 64 and 50. Compare the CPU seconds."},
 )
-LM_CONFIGS = ("--config default= --config 'nocap=-massSlack 0 -arity 200' --config "
-              "'depth3=-depth 3' --config 'fitted=-arity {fitted}'")
-for corpus, source, words, fitted in (("lm1m", "gutenberg_lm", "8,449", 130),):
-    ABLATIONS += ({
-        "title": f"the language model's shape: {corpus}", "metric": "ppl",
-        "file": f"defaults-lm-{corpus}.jsonl", "common": "-epoch 1", "version": VERSION,
-        "command": (f"benchmarks/ablate_lm_rules.py --train {corpus}/train.txt --valid "
-                    f"{corpus}/valid.txt --common \"-epoch 1\" "
-                    + LM_CONFIGS.format(fitted=fitted) + " --seeds 0,1,2 --out "
-                    f"docs/results/defaults-lm-{corpus}.jsonl"),
-        "note": (f"The first 1M tokens of {source}'s "
-                 f"training file (validation: the first 100K tokens of its valid file), "
-                 f"{words} words: the default 200-ary two-level tree with the mass cap; "
-                 f"`nocap`: the same arity without it; `depth3`: three levels; `fitted`: "
-                 f"the least arity whose square holds twice the words ({fitted}), below the "
-                 f"floor of 200. " + SHARED)},)
-
-# -- the summary: one row per rule ---------------------------------------------
+LM_CONFIGS = ("--config 'floor-200=-arity 200' --config 'nocap=-massSlack 0 -arity 200' "
+              "--config 'depth3=-depth 3' --config 'fitted=-arity 130' --config "
+              "'fitted-nocap=-massSlack 0 -arity 92'")
+LM_SMALL_CONFIGS = "--config 'floor-200=-arity 200' --config 'fitted=-arity 129'"
 
 
-def measured(*cases):
-    """A summary cell from the records: ``(set, results file, the configuration
-    with the rule, the one without)`` per set."""
-    return ("measured", cases)
+def _lm(corpus, configs):
+    return (f"benchmarks/ablate_lm_rules.py --train {corpus}/train.txt --valid "
+            f"{corpus}/valid.txt --common \"-epoch 1\" {configs} --seeds 0,1,2 --out "
+            f"docs/results/defaults-lm-{corpus}.jsonl")
 
 
-def cited(text, source):
-    """A summary cell of figures an earlier measurement gave (``source``: where)."""
-    return ("cited", text, source)
-
-
-def unablated(why):
-    """A summary cell of a rule nothing here measures, and why."""
-    return ("none", why)
-
-
-def _medians(records, metric):
-    return (statistics.median(r[metric] for r in records),
-            statistics.median(r["train_s"] for r in records))
-
-
-def summary_cell(cell):
-    """``(with / without, from)`` of a summary cell."""
-    if cell[0] == "cited":
-        return cell[1], cell[2]
-    if cell[0] == "none":
-        return "not ablated: " + cell[1], ""
-    texts, sources = [], []
-    for name, results, with_rule, without in cell[1]:
-        runs = runs_of(results)
-        if with_rule not in runs or without not in runs:
-            texts.append(f"{name}: not measured yet")
-            continue
-        # the seeds both configurations ran
-        common = {r["seed"] for r in runs[with_rule]} & {r["seed"] for r in runs[without]}
-        if not common:
-            texts.append(f"{name}: not measured yet")
-            continue
-        pair = [[r for r in runs[c] if r["seed"] in common] for c in (with_rule, without)]
-        metric = "ppl" if "ppl" in pair[0][0] else "p1"
-        digits = 2 if metric == "ppl" else 3
-        (a, a_s), (b, b_s) = _medians(pair[0], metric), _medians(pair[1], metric)
-        seeds = len(common)
-        texts.append(f"{name} {a:.{digits}f} / {b:.{digits}f} ({a_s:.0f} s / {b_s:.0f} s"
-                     + (f"; {seeds} seed{'s' if seeds > 1 else ''}" if seeds < 3 else "")
-                     + ")")
-        if results not in sources:
-            sources.append(results)
-    return "; ".join(texts), ", ".join(sources)
-
-
-EMBEDDING, LM = "embedding", "lm"
-RULE_EVIDENCE = "the rule's evidence"
-SUMMARY = (
-    (EMBEDDING, "auto-plt", "cooking, debian_tags", measured(
-        ("cooking", "defaults-cooking.jsonl", "default", "softmax"),
-        ("debian_tags", "defaults-debian_tags.jsonl", "default", "softmax"))),
-    (EMBEDDING, "auto-arity-flag", "a given -arity", unablated("it reads a flag: an arity "
-                                                              "asks for a tree")),
-    (EMBEDDING, "auto-softmax", "gutenberg_books and wn_hypernym cut to 300 labels at -lr 1 "
-     "-epoch 20", measured(
-         ("gutenberg_books, 300 labels", "defaults-budget300-lr1.jsonl",
-          "300 labels: lr1 e20 softmax", "300 labels: lr1 e20 tree"),
-         ("wn_hypernym, 300 labels", "defaults-budget-wn300.jsonl",
-          "300 labels: lr1 e20 softmax", "300 labels: lr1 e20 tree"))),
-    (EMBEDDING, "auto-tree", "every single-label set at the defaults: gutenberg_books, "
-     "wn_hypernym, their cuts", measured(
-         ("gutenberg_books", "defaults-auto-softmax.jsonl", "2972 labels: tree",
-          "2972 labels: softmax"),
-         ("gutenberg_books, 300 labels", "defaults-budget300.jsonl", "300 labels: e5 tree",
-          "300 labels: e5 softmax"),
-         ("the same at -epoch 20", "defaults-budget300.jsonl", "300 labels: e20 tree",
-          "300 labels: e20 softmax"),
-         ("gutenberg_books, 1,000 labels, -epoch 20", "defaults-budget1000.jsonl",
-          "1000 labels: e20 tree", "1000 labels: e20 softmax"),
-         ("wn_hypernym", "defaults-auto-softmax-wn.jsonl", "tree", "softmax"),
-         ("wn_hypernym, 1,000 labels", "defaults-budget-wn1000.jsonl",
-          "1000 labels: e5 tree", "1000 labels: e5 softmax"),
-         ("the same at -epoch 20 (where it misses)", "defaults-budget-wn1000.jsonl",
-          "1000 labels: e20 tree", "1000 labels: e20 softmax"),
-         ("the same at -lr 1 -epoch 20", "defaults-budget-wn1000-lr1.jsonl",
-          "1000 labels: lr1 e20 tree", "1000 labels: lr1 e20 softmax"),
-         ("gutenberg_books, 1,000 labels, -lr 1 -epoch 20", "defaults-budget1000-lr1.jsonl",
-          "1000 labels: lr1 e20 tree", "1000 labels: lr1 e20 softmax"),
-         ("1,000 next words", "defaults-budget-next1000.jsonl", "e5 tree", "e5 softmax"))),
-    (EMBEDDING, "loss-own", "every set", unablated("the values the loss defines, or that "
-                                                   "nothing reads")),
-    (EMBEDDING, "wide-root", "gutenberg_books (the learned tree)", cited(
-        "gutenberg_books 0.289, 0.294 / 0.272, 0.273; its every fourth line 0.097 / 0.090; "
-        "the paragraphs' books 0.401, 0.403 / 0.381, 0.380 (seeds 0 and 1, one thread)",
-        "docs/trees.md, \"A wide root for even, many-lined labels\"")),
-    (EMBEDDING, "learned-arity", "wn_hypernym, cooking, debian_tags", cited(
-        "at -lr 1 -epoch 20 against a 20-ary tree: gutenberg_books +0.02 valid P@1, "
-        "wn_hypernym level; not measured at the defaults", "docs/trees.md")),
-    (EMBEDDING, "one-node", "agnews_testonly (4 labels)", cited(
-        "0.849 / 0.842 against the binary learned tree (medians of seeds 0-19)",
-        RULE_EVIDENCE)),
-    (EMBEDDING, "arity-clamp", "a given -arity wider than the labels", unablated(
-        "the same tree less its empty slots (-arity 100000 over 732 labels took 1.6 GB)")),
-    (EMBEDDING, "depth-auto", "wn_hypernym", unablated("the depth the mass cap shapes: see "
-                                                       "mass-cap")),
-    (EMBEDDING, "depth-fit-arity", "gutenberg_books at -arity 20 (Table 2's flags)", measured(
-        ("gutenberg_books", "defaults-table2.jsonl", "depth3", "today"))),
-    (EMBEDDING, "mass-cap", "wn_hypernym", measured(
-        ("wn_hypernym", "defaults-wn-cap.jsonl", "default", "nocap"),
-        ("wn_hypernym at -arity 20 -dim 50 -epoch 10", "defaults-wn20.jsonl", "today",
-         "depth4"))),
-    (EMBEDDING, "no-mass-cap", "a depth given, or no learned tree", unablated(
-        "a depth limit shapes the tree itself")),
-    (EMBEDDING, "rebuilds-by-lines", "wn_hypernym, gutenberg_books", cited(
-        "against 50 rebuilds, medians of 3-5 seeds: cooking 0.562 / 0.543, wn_hypernym "
-        "0.285 / 0.274, debian_tags 0.766 / 0.763, gutenberg_books 0.140 / 0.125",
-        RULE_EVIDENCE)),
-    (EMBEDDING, "plt-once", "cooking, debian_tags with -tree learned", cited(
-        "cooking 0.625 / 0.608 against 50 rebuilds (medians of seeds 1-10)",
-        "docs/trees.md, \"One rebuild, at the middle of training\"")),
-    (EMBEDDING, "no-learned-tree", "every fixed tree", unablated("nothing to rebuild")),
-    (EMBEDDING, "scoring-mean", "gutenberg_books (the learned tree)", cited(
-        "595-ary wide root at -dim 100 0.3130 / 0.2995, at -dim 50 0.3027 / 0.2917 (one "
-        "run each); uneven or few-lined labels lose (wn_hypernym 0.291 / 0.311), where it "
-        "does not fire", "docs/trees.md, \"Two readings of one tree\"")),
-    (EMBEDDING, "scoring-mean-given", "-scoring mean given", unablated("it reads a flag")),
-    (EMBEDDING, "scoring-tree", "every other tree", unablated("the tree's own reading: "
-                                                              "scoring-mean's other side")),
-    (EMBEDDING, "default-rate", "every set but the next words", cited(
-        "valid P@1 at 0.5 / fastText's 0.1: cooking 0.645 / 0.364, debian_tags 0.824 / "
-        "0.771, agnews_testonly 0.884 / 0.714, wn_hypernym 0.271 / 0.077",
-        "docs/results/classify.md, \"The default learning rate\"")),
-    (EMBEDDING, "zipf-rate", "next-word sets", cited(
-        "0.1 / 0.5: the next word 0.1067 / 0.1018, its 3,000 commonest words 0.1187 / "
-        "0.1161, inputs 64 words long 0.0883 / 0.0869", RULE_EVIDENCE)),
-    (EMBEDDING, "halve-on-divergence", "a run that diverges", unablated(
-        "it fires only where training diverges")),
-    (EMBEDDING, "learned-schedule", "every learned tree", cited(
-        "the Huffman tree +0.004 on gutenberg_books, up to +0.018 on other sets",
-        "docs/trees.md, \"The learning-rate schedule, apart from the tree\"")),
-    (EMBEDDING, "linear-decay", "every tree not learned", unablated("fastText's schedule")),
-    (LM, "dim-scaled-rate", "every corpus at -dim 200", cited(
-        "0.05 / 0.1, validation perplexity, one epoch: KJV tree 41.46 / 43.15, first 1M "
-        "tokens of gutenberg_lm 85.98 / 91.37, of gutenberg_small_lm 95.46 / 100.83",
-        "docs/lm.md, \"Learning rate\"")),
-    (LM, "depth-by-vocabulary", "every corpus up to 131,072 words (one corpus measured)", measured(
-        ("first 1M tokens of gutenberg_lm", "defaults-lm-lm1m.jsonl", "default", "depth3"),)),
-    (LM, "depth-fit-arity", "a given -arity", unablated("it reads a flag")),
-    (LM, "mass-cap-two-levels", "every two-level tree", measured(
-        ("first 1M tokens of gutenberg_lm", "defaults-lm-lm1m.jsonl", "default", "nocap"),)),
-    (LM, "arity-fit-words", "every corpus under 20,000 words", measured(
-        ("first 1M tokens of gutenberg_lm", "defaults-lm-lm1m.jsonl", "default", "fitted"),)),
-    (LM, "root-rows", "every tree of a softmax root", cited(
-        "4 rows / 1, validation perplexity, one epoch: KJV 40.66 / 43.33, first 1M tokens "
-        "of gutenberg_lm 84.63 / 89.29, first 5M 80.66 / 88.47",
-        "docs/lm.md, \"Several rows per root slot\"")),
-    (LM, "rebuilds-per-epoch", "every learned tree", unablated(
-        "the rebuilds the language model's schedule has always made")),
-    (LM, "no-learned-tree", "a fixed tree", unablated("nothing to rebuild")),
-    (LM, "no-tree", "-loss softmax", unablated("the flat softmax has no tree")),
+LM_CORPUS = ("The first 1M tokens of {source}'s training file (validation: the first 100K "
+             "tokens of its valid file), {words} words. ")
+ABLATIONS += (
+    {"title": "the language model's shape: lm1m", "metric": "ppl",
+     "file": "defaults-lm-lm1m.jsonl", "common": "-epoch 1",
+     "version": f"{VERSION} (seed 2 and `fitted-nocap`: {NOW})",
+     "command": _lm("lm1m", LM_CONFIGS),
+     "note": LM_CORPUS.format(source="gutenberg_lm", words="8,449") + (
+         "`fitted`: the default, the least arity whose square holds twice the words (130), "
+         "with the mass cap; `floor-200`: the 200-ary tree a floor of 200 at two levels gave "
+         "(the default before it went: `-arity 200` plans the same tree, and its seeds 0-1 "
+         "ran as `default=`); `nocap`: that tree without the cap; `fitted-nocap`: no cap and "
+         "the least arity that holds the words (92); `depth3`: three levels. " + SHARED
+         + " Seed 2's: " + LOADED)},
+    {"title": "the language model's shape: small1m", "metric": "ppl",
+     "file": "defaults-lm-small1m.jsonl", "common": "-epoch 1", "version": NOW,
+     "command": _lm("small1m", LM_SMALL_CONFIGS),
+     "note": LM_CORPUS.format(source="gutenberg_small_lm", words="8,256") + (
+         "Not used to choose: `fitted` (129), the default, against `floor-200`. " + LOADED)},
 )

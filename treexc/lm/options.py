@@ -50,7 +50,7 @@ class LMArgs:
                        choices=TREES)
     arity: int = option(0, "tree arity M (0 = the smallest with M^depth >= twice the "
                         "vocabulary where the mass cap is on, room for it, else the "
-                        "vocabulary; at depth 2 at least 200, or the vocabulary size)",
+                        "vocabulary)",
                         shape=True)
     depth: int = option(0, "tree depth D: leaves at depth at most D (a Huffman "
                       "tree's depths follow the counts; 0 = 2 up to 131,072 words, "

@@ -23,7 +23,6 @@ TREE_LOSS = "tree"  # -loss tree: a tree softmax (else the flat softmax, tied em
 BASE_LR, BASE_DIM = 0.1, 100
 DEFAULT_ROOT_ROWS = 4
 DEPTH2_MAX_WORDS = 131_072
-DEPTH2_MIN_ARITY = 200
 DEPTH2_MASS_SLACK = 1.0
 REBUILDS_PER_EPOCH = 50
 
@@ -125,9 +124,6 @@ def _shape(args, n_words):
         return depth, Choice(args.arity, GIVEN, f"-arity {args.arity}"), mass
     value = fit_arity((2 if mass.value > 0 else 1) * n_words, depth.value)
     why = f"the least M with M^{depth.value} >= {'twice ' if mass.value > 0 else ''}the words"
-    if depth.value == 2 and value < min(DEPTH2_MIN_ARITY, n_words):  # at most a slot a word
-        value, why = min(DEPTH2_MIN_ARITY, n_words), f"{why}, at least {DEPTH2_MIN_ARITY} at " \
-                                                     "two levels"
     return depth, Choice(value, "arity-fit-words", why), mass
 
 
@@ -171,6 +167,20 @@ def plan(args, n_words):
 ADDED = ("tree_updates",)
 
 
+# measured by benchmarks/ablate_lm_rules.py; docs/defaults.md, "Ablations"
+LM_ARITY_EVIDENCE = (
+    "The fewest slots that hold the leaves: two levels cost about 2 x M output rows a "
+    "position. A floor of 200 at two levels, chosen at -dim 100 with one row a root slot "
+    "(validation perplexity, fitted / 200: KJV 43.68 / 43.09, the first 1M tokens of "
+    "gutenberg_lm 89.66 / 88.95, of gutenberg_small_lm 98.59 / 97.96), gained nothing at "
+    "today's defaults (-dim 200, with root-rows' four rows a root slot), medians of 3 "
+    "seeds, "
+    "-epoch 1: the first 1M tokens of gutenberg_lm (8,449 words) the fitted 130-ary tree "
+    "118.08 / 118.23 for the 200-ary one (CPU 32.4 / 36.6 s, seed 2); not used to choose: "
+    "the first 1M tokens of gutenberg_small_lm (8,256 words), 129-ary 128.34 / 128.09, "
+    "seed by seed -0.37, -0.09, +0.25, in 0.88x the CPU (32.3 / 36.8 s): level, so the "
+    "cheaper fitted root. docs/defaults.md, \"Ablations\".")
+
 RULES = (
     Rule("dim-scaled-rate", "lr", "-lr 0", "BASE_LR up to BASE_DIM dimensions, BASE_LR x "
          "BASE_DIM / dim above", (("BASE_LR", BASE_LR), ("BASE_DIM", BASE_DIM)),
@@ -190,14 +200,17 @@ RULES = (
          "Room for the mass cap's moves; deeper than two levels there is no cap."),
     Rule("mass-cap-two-levels", "mass_cap", "-massSlack -1", "DEPTH2_MASS_SLACK on a "
          "two-level tree, 0 deeper", (("DEPTH2_MASS_SLACK", DEPTH2_MASS_SLACK),),
-         "Deeper, it measured no better (gutenberg_small_lm, depth 3, arity 40: 134.6 "
-         "without, 134.7 with; all of gutenberg_lm: the paper's uncapped 65-ary tree 166.2, "
-         "the capped 81-ary one 168.2) and it needs room for twice the vocabulary."),
+         "On two levels, validation perplexity, medians of 3 seeds, -epoch 1, the first 1M "
+         "tokens of gutenberg_lm: the fitted trees with / without it (130-ary / 92-ary, "
+         "each the least that holds its leaves) 118.08 / 119.39, lower on every seed, for "
+         "1.1x the CPU (32.4 s, seed 2, against 29.0); the 200-ary tree 118.23 / 119.25 "
+         "(docs/defaults.md, "
+         "\"Ablations\"). Deeper, it measured no better (gutenberg_small_lm, depth 3, "
+         "arity 40: 134.6 without, 134.7 with; all of gutenberg_lm: the paper's uncapped "
+         "65-ary tree 166.2, the capped 81-ary one 168.2) and it needs room for twice the "
+         "vocabulary."),
     Rule("arity-fit-words", "arity", "-arity 0", "the least M with M^depth >= the words "
-         "(twice them under the mass cap); at two levels at least DEPTH2_MIN_ARITY",
-         (("DEPTH2_MIN_ARITY", DEPTH2_MIN_ARITY),),
-         "A narrower root saves little (the output rows are a small part of a batch below "
-         "20,000 words) and measured worse on three small corpora."),
+         "(twice them under the mass cap)", (), LM_ARITY_EVIDENCE),
     Rule("root-rows", "root_rows", "-rootRows 0", "DEFAULT_ROOT_ROWS rows a root slot where "
          "the root is a softmax (arity >= 3), 1 at a binary root",
          (("DEFAULT_ROOT_ROWS", DEFAULT_ROOT_ROWS),),
