@@ -51,7 +51,8 @@ def ablation_section(ablation):
 
 SUMMARY_HEAD = (
     "### Every rule, with and without", "",
-    "One row per rule of the embedding classifier and the language model: the shared sets "
+    "One row per rule of the embedding classifier and the language model, and the linear "
+    "model's rule that reads the data: the shared sets "
     "where it fires at the defaults (or at the flags it was chosen for), and its effect: "
     "test P@1 (the language model: validation perplexity) with the rule / without it and "
     "the training seconds, medians of 3 seeds, from the tables below (named by their "

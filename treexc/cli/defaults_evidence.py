@@ -11,6 +11,8 @@ import json
 import statistics
 from pathlib import Path
 
+from .few_lines_evidence import FEW_LINES_ABLATION, FEW_LINES_FILE
+
 RESULTS = Path(__file__).resolve().parents[2] / "docs" / "results"
 
 
@@ -245,6 +247,7 @@ ABLATIONS += (
              "branches and leaves of 100 (Omikuji Bonsai's shape: one level of 88 leaves "
              "here), two of 64 and 50. Compare the CPU seconds."},
 )
+ABLATIONS += (FEW_LINES_ABLATION,)
 LM_CONFIGS = ("--config default= --config 'nocap=-massSlack 0 -arity 200' --config "
               "'depth3=-depth 3' --config 'fitted=-arity {fitted}'")
 for corpus, source, words, fitted in (("lm1m", "gutenberg_lm", "8,449", 130),):
@@ -316,7 +319,7 @@ def summary_cell(cell):
     return "; ".join(texts), ", ".join(sources)
 
 
-EMBEDDING, LM = "embedding", "lm"
+EMBEDDING, LM, LINEAR = "embedding", "lm", "linear"
 RULE_EVIDENCE = "the rule's evidence"
 SUMMARY = (
     (EMBEDDING, "auto-plt", "cooking, debian_tags", measured(
@@ -421,4 +424,11 @@ SUMMARY = (
         "the rebuilds the language model's schedule has always made")),
     (LM, "no-learned-tree", "a fixed tree", unablated("nothing to rebuild")),
     (LM, "no-tree", "-loss softmax", unablated("the flat softmax has no tree")),
+    (LINEAR, "few-lines", "wn_hypernym, gutenberg_books' first 20,000 and 50,000 lines",
+     measured(("wn_hypernym", FEW_LINES_FILE, "wn_hypernym: C 2, leaves of 100",
+               "wn_hypernym: C 1"),
+              ("gutenberg_books' first 20,000 lines", FEW_LINES_FILE,
+               "gb20k: C 2, leaves of 100", "gb20k: C 1"),
+              ("its first 50,000", FEW_LINES_FILE, "gb50k: C 2, leaves of 100",
+               "gb50k: C 1"))),
 )
