@@ -24,7 +24,7 @@ from .errors import TreexcError
 from .model_family import model_family
 from .linear.model import load_linear
 from .linear.options import LINEAR_ONLY, LinearArgs, make_linear_args
-from .linear.plan import plan as linear_plan
+from .linear.training import plan_of_input as linear_plan_of_input
 from .linear.training import train_linear_text
 from .family_rules import AUTO_EMBEDDING, AUTO_LINEAR, INPUT_MODEL
 from .options import flag_names
@@ -129,10 +129,9 @@ def linear_args(flags):
                                if _FIELD_OF.get(name, name) in fields})
 
 
-def _linear_plan(args, flags, family):
-    """The linear model's plan: the family, then its defaults (given or not)."""
-    given = {_FIELD_OF.get(name, name) for name, value in flags.items() if value is not None}
-    return linear_plan(args, given, family)
+def _given_fields(flags):
+    """The option fields the user set in ``flags`` (any spelling)."""
+    return {_FIELD_OF.get(name, name) for name, value in flags.items() if value is not None}
 
 
 def _chosen(flags):
@@ -163,9 +162,7 @@ def train_supervised(flags, stream=None, live=True):
         reporter = reporter_factory(args.verbose, stream, live=live)()
         if args.verbose >= 2:
             reporter.info(f"model: linear ({family.why})")
-        trained = train_linear_text(args, reporter)
-        trained.plan = _linear_plan(args, flags, family)
-        return trained
+        return train_linear_text(args, reporter, _given_fields(flags), family)
     flags = embedding_flags(flags)
     tune_flags = {name: flags.pop(name) for name in list(flags) if name in AUTOTUNE_FLAGS}
     args = make_args(**flags)
@@ -178,8 +175,7 @@ def train_supervised(flags, stream=None, live=True):
             raise TreexcError("-inputModel: not with -autotune-validation (the search trains "
                               "new models)")
         reporter = reporter_factory(args.verbose, stream, live=live)()
-        given = {_FIELD_OF.get(name, name) for name, value in flags.items() if value is not None}
-        return continue_training(input_model, args, given, reporter, family)
+        return continue_training(input_model, args, _given_fields(flags), reporter, family)
     if tune.autotuneValidationFile:  # fastText's autotune: the best flags' model
         tuned = autotune(args, tune, manual_fields(flags), stream)
         if tuned.plan is not None and not isinstance(tuned.plan, dict):
@@ -194,12 +190,13 @@ def train_supervised(flags, stream=None, live=True):
 def plan_of(flags):
     """The plan ``supervised``'s flags would train, its first row the
     family: the embedding model's (``classify/plan.py``, from the input's
-    counting pass) or the linear model's (``linear/plan.py``, its defaults)."""
+    counting pass) or the linear model's (``linear/plan.py``, from the
+    input's label counts)."""
     _, family, flags, input_model = _chosen(flags)
     if input_model:
         raise TreexcError("-plan: not with -inputModel (the input model's shape is kept)")
     if family.value == LINEAR:
-        return _linear_plan(linear_args(flags), flags, family)
+        return linear_plan_of_input(linear_args(flags), _given_fields(flags), family)
     flags = {name: value for name, value in embedding_flags(flags).items()
              if name not in AUTOTUNE_FLAGS}
     return plan_of_input(make_args(**flags), family)

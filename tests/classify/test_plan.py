@@ -3,7 +3,7 @@
 table-driven over synthetic label statistics: one row per rule and per
 interaction of rules, each naming the fields it checks as ``field:
 (value, rule)``.  No training, no file: the plan is a pure function of the
-typed flags and the counts."""
+typed flags and the counts (the last test: -plan over small files)."""
 
 import pytest
 
@@ -16,6 +16,8 @@ from treexc.errors import TreexcError
 from treexc.family_rules import RULES as FAMILY_RULES
 from treexc.linear.options import make_linear_args
 from treexc.linear.plan import RULES as LINEAR_RULES
+from treexc.linear.plan import FEW_LINES_MAX_COUNT
+from treexc.linear.plan import LabelStats as LinearLabelStats
 from treexc.linear.plan import plan as linear_plan
 from treexc.planning import stored_plan
 from treexc.supervised import choose_family, plan_lines
@@ -290,23 +292,59 @@ def test_a_file_saved_before_the_family_row_keeps_its_plan():
         stored_plan({n: r for n, r in header.items() if n != "loss"}, ClassifierPlan, ADDED)
 
 
+LINEAR_DEFAULTS = {"tree": ("kmeans", "kmeans-tree"), "arity": (32, "arity-32"),
+                   "leaf_size": (25, "leaf-size-25"), "solver": ("svm", "svm-nodes"),
+                   "C": (1.0, "c-1"), "prune": (0.1, "prune-0.1"), "beam": (10, "beam-10"),
+                   "ensemble": (2, "two-trees")}
+FEW_C, FEW_LEAVES = (2.0, "few-lines"), (100, "few-lines")  # few-lined labels' rows
+MANY_LINED = [50] * 2972                   # every line's label has 50 lines
+BOUND = FEW_LINES_MAX_COUNT
+AT_BOUND = [BOUND - 1] * 10 + [BOUND] * 11      # the median line's label: BOUND lines
+BELOW_BOUND = [BOUND - 1] * 11 + [BOUND] * 8    # ... BOUND - 1
+# a median label of one line, but most lines are those of the frequent labels (next words)
+ZIPF_TAIL = [1] * 10000 + [1000] * 20
+# a median of BOUND - 1 lines a label; the median line's label has 1000
+FEW_RARE = [BOUND - 1] * 10 + [1000]
+
 LINEAR_ROWS = [
-    ("the defaults", {}, {"tree": ("kmeans", "kmeans-tree"), "arity": (32, "arity-32"),
-                          "leaf_size": (25, "leaf-size-25"), "solver": ("svm", "svm-nodes"),
-                          "C": (1.0, "c-1"), "prune": (0.1, "prune-0.1"),
-                          "beam": (10, "beam-10"), "ensemble": (2, "two-trees")}),
-    ("given flags", {"leafSize": 400, "beam": 20, "tree": "learned"},
-     {"leaf_size": (400, GIVEN), "beam": (20, GIVEN), "tree": ("learned", GIVEN),
-      "arity": (32, "arity-32")}),
-    ("a default typed is given", {"C": 1.0}, {"C": (1.0, GIVEN)}),
+    # (name, flags, label counts or None: no statistics, expected)
+    ("the defaults, no statistics", {}, None, LINEAR_DEFAULTS),
+    ("the defaults, many-lined labels", {}, MANY_LINED, LINEAR_DEFAULTS),
+    ("few-lined labels: C 2, leaves of 100", {}, FEW_LINED,
+     dict(LINEAR_DEFAULTS, C=FEW_C, leaf_size=FEW_LEAVES)),
+    ("the median line's label at the bound: the defaults", {}, AT_BOUND, LINEAR_DEFAULTS),
+    ("... below it: few-lines", {}, BELOW_BOUND, {"C": FEW_C, "leaf_size": FEW_LEAVES}),
+    ("rare labels with few of the lines: the defaults", {}, ZIPF_TAIL, LINEAR_DEFAULTS),
+    ("a few-lined median label, not line: the defaults", {}, FEW_RARE, LINEAR_DEFAULTS),
+    ("labels never seen do not count", {}, MANY_LINED + [0] * 10000, LINEAR_DEFAULTS),
+    ("-C given wins over few lines", {"C": 0.5}, FEW_LINED,
+     {"C": (0.5, GIVEN), "leaf_size": FEW_LEAVES}),
+    ("-C 1 typed is given", {"C": 1.0}, FEW_LINED, {"C": (1.0, GIVEN)}),
+    ("-leafSize given, C still planned", {"leafSize": 400, "beam": 20, "tree": "learned"},
+     FEW_LINED, {"leaf_size": (400, GIVEN), "beam": (20, GIVEN), "tree": ("learned", GIVEN),
+                 "arity": (32, "arity-32"), "C": FEW_C}),
+    ("a default typed is given", {"C": 1.0}, None, {"C": (1.0, GIVEN)}),
 ]
 
 
-@pytest.mark.parametrize("flags,expected", [row[1:] for row in LINEAR_ROWS],
+@pytest.mark.parametrize("counts,expected", [
+    ([], (0, 0.0, 0)), ([0, 0], (0, 0.0, 0)), ([7], (1, 7.0, 7)), ([1, 2, 3, 4], (4, 2.5, 3)),
+    ([6, 1, 1, 1, 1, 1], (6, 1.0, 6)), ([1] * 10000 + [1000] * 20, (10020, 1.0, 1000)),
+    ([2, 2, 0, 6], (3, 2.0, 6))])
+def test_linear_label_stats(counts, expected):
+    """The median count and the count of the median line's label (the least
+    count whose labels, with all rarer, hold half the lines)."""
+    stats = LinearLabelStats.of(counts)
+    assert (stats.n_labels, stats.median_count, stats.line_median_count) == expected
+
+
+@pytest.mark.parametrize("flags,counts,expected", [row[1:] for row in LINEAR_ROWS],
                          ids=[row[0] for row in LINEAR_ROWS])
-def test_linear_plan_row(flags, expected):
+def test_linear_plan_row(flags, counts, expected):
     family = choose_family("auto", flags)
-    planned = linear_plan(make_linear_args(input="x", output="y", **flags), set(flags), family)
+    args = make_linear_args(input="x", output="y", **flags)
+    stats = None if counts is None else LinearLabelStats.of(counts)
+    planned = linear_plan(args, set(flags), family, stats)
     assert planned.model == family
     got = {field: (getattr(planned, field).value, getattr(planned, field).rule)
            for field in expected}
@@ -315,12 +353,45 @@ def test_linear_plan_row(flags, expected):
     assert {choice.rule for _, choice in planned.items()} - {GIVEN, family.rule} \
         <= {rule.name for rule in LINEAR_RULES}
     assert list(planned.header())[0] == "model"
+    # the options trained: the planned values, the typed ones otherwise unchanged
+    trained = planned.args(args)
+    assert trained.C == planned.C.value and trained.leafSize == planned.leaf_size.value
+    assert (trained.input, trained.minDf) == (args.input, args.minDf)
 
 
-def test_supervised_plan_of_the_linear_default_reads_no_file():
-    lines = plan_lines({"input": "no-such-file.txt"})
+def test_linear_plan_says_why_c_was_raised():
+    why = linear_plan(make_linear_args(input="x", output="y"), set(),
+                      choose_family("auto", {}), LinearLabelStats.of(FEW_LINED)).C.why
+    assert f"labels of at most 5 lines (below {FEW_LINES_MAX_COUNT};" in why
+    assert why.startswith("-C 2: ")
+
+
+def _labelled_file(path, label_lines):
+    """A fastText file of ``label_lines`` lines for each of its labels."""
+    path.write_text("".join(f"__label__l{label} word{label} w{n % 3} common\n"
+                            for label, lines in enumerate(label_lines) for n in range(lines)))
+    return str(path)
+
+
+def test_supervised_plan_of_the_linear_model_reads_the_label_counts(tmp_path):
+    few = _labelled_file(tmp_path / "few.txt", [3] * 20)
+    many = _labelled_file(tmp_path / "many.txt", [FEW_LINES_MAX_COUNT] * 20)
+    lines = plan_lines({"input": few})
     assert lines[0].split()[:3] == ["model", "linear", "auto-linear"]
-    assert any(line.split()[:3] == ["leaf_size", "25", "leaf-size-25"] for line in lines)
+    assert any(line.split()[:3] == ["leaf_size", "100", "few-lines"] for line in lines)
+    assert any(line.split()[:3] == ["C", "2", "few-lines"] for line in lines)
+    assert any(line.split()[:3] == ["C", "1", "c-1"] for line in plan_lines({"input": many}))
+    assert any(line.split()[:3] == ["leaf_size", "25", "leaf-size-25"]
+               for line in plan_lines({"input": many}))
     # the Python API's: the same plan, the family first
-    api = treexc.plan_supervised("no-such-file.txt", beam=5)
+    api = treexc.plan_supervised(few, beam=5)
     assert (api.model.value, api.beam.value, api.beam.rule) == ("linear", 5, GIVEN)
+    assert (api.C.value, api.C.rule) == (2.0, "few-lines")
+    assert treexc.plan_supervised(few, C=1).C.rule == GIVEN
+    # sparse lines: their labels counted as read
+    sparse = tmp_path / "few.sparse"
+    sparse.write_text("".join(f"{label} 0:1 {label + 1}:0.5\n"
+                              for label in range(20) for _ in range(3)))
+    assert treexc.plan_supervised(str(sparse)).C.rule == "few-lines"
+    with pytest.raises(TreexcError, match="no-such-file.txt"):
+        plan_lines({"input": str(tmp_path / "no-such-file.txt")})

@@ -101,6 +101,27 @@ def test_train_from_csr_arrays():
         treexc.train_linear([0, 5], [1], [1.0], [0, 1], [0])
 
 
+def test_training_follows_the_plan_of_the_label_counts(tmp_path):
+    """Few-lined labels (rule few-lines): the model is trained, saved and
+    answers with the plan's -C and -leafSize; a -C given is kept."""
+    path = tmp_path / "few.txt"
+    path.write_text("".join(f"__label__l{k} w{k} x{k} common\n" for k in range(40)
+                            for _ in range(3)))
+    model = treexc.train_supervised(str(path), model="linear", thread=1)
+    assert (model.args.C, model.args.leafSize) == (2.0, 100)
+    assert (model.plan.C.rule, model.plan.leaf_size.rule) == ("few-lines", "few-lines")
+    model.save_model(str(tmp_path / "few.bin"))
+    assert treexc.load_model(str(tmp_path / "few.bin")).args.C == 2.0
+    given = treexc.train_supervised(str(path), model="linear", thread=1, C=0.5)
+    assert (given.args.C, given.args.leafSize, given.plan.C.rule) == (0.5, 100, "given")
+    # given arrays: their rows' labels counted
+    rows = np.arange(120)
+    arrays = treexc.train_linear(np.arange(121), rows % 7, np.ones(120), np.arange(121),
+                                 rows // 3, thread=1)
+    assert (arrays.args.C, arrays.plan.C.rule, arrays.plan.model.rule) == (2.0, "few-lines",
+                                                                             "given")
+
+
 def test_commands(work):
     model = work / "cli"
     ok(["supervised", "-input", work / "train.txt", "-output", model, "-thread", "1",

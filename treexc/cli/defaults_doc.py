@@ -68,7 +68,8 @@ def _cpu_median(records):
 
 SUMMARY_HEAD = (
     "### Every rule, with and without", "",
-    "One row per rule of the embedding classifier and the language model: the shared sets "
+    "One row per rule of the embedding classifier and the language model, and the linear "
+    "model's rule that reads the data: the shared sets "
     "where it fires at the defaults (or at the flags it was chosen for), and its effect: "
     "test P@1 (the language model: validation perplexity) with the rule / without it and "
     "the training seconds (CPU seconds where both were measured with them, else wall), "
@@ -90,11 +91,10 @@ HEAD = """# Defaults: what model a user gets, and why
 
 Every automatic choice of `treexc supervised` and `treexc lm` is made once,
 before anything is built, by a plan: a pure function of what the user
-typed and, for the embedding classifier and the language model, the counts
-of the counting pass. `supervised`'s first row is the model family
+typed and the counts of the counting pass. `supervised`'s first row is the model family
 (`-model auto`: `supervised.py`, the rules in `family_rules.py`), then the
 family's own rows: the embedding classifier's (`classify/plan.py`) or the
-linear model's defaults (`linear/plan.py`); the language model's plan is
+linear model's (`linear/plan.py`); the language model's plan is
 `lm/plan.py`. Each row says the rule that set it and why. To see the plan
 of a training file without training:
 
@@ -107,8 +107,9 @@ treexc dump model.bin args        # a trained model's plan, kept in its file
 
 (`treexc.plan_supervised(input, **flags)` and `treexc.plan_lm(...)` return
 it in Python; a trained model's is its `plan`.) The linear model's plan
-reads no file (its defaults read no statistic of the data). The embedding
-model's reads the file once: the counting kernel keeps each line's labels
+reads the label counts of the counting pass (of sparse lines, the labels
+as read); one rule reads them (`c-few-lines`). The embedding model's reads
+the file once: the counting kernel keeps each line's labels
 in the same pass over the bytes (`text/count_kernels.py`), from which
 `text/label_lines.py` gives the labels a line. On gutenberg_books'
 training file (100 MB unpacked) it took 1.008 times the counting pass
@@ -155,8 +156,9 @@ def page():
     for rule in plan_rules.RULES:
         lines += rule_section(rule)
     lines += ["## `treexc supervised`: the linear model's defaults", "",
-              "The linear model reads no statistic of the data: each default is one value "
-              "(`linear/plan.py`).", ""]
+              "One rule reads the data, the node classifiers' C from the labels' median "
+              "count (`c-few-lines`); each other default is one value (`linear/plan.py`).",
+              ""]
     for rule in linear_plan.RULES:
         lines += rule_section(rule)
     lines += ["## `treexc lm`: the language model's rules", ""]

@@ -8,6 +8,8 @@ read by the summary of every rule (``defaults_summary``).
 import json
 from pathlib import Path
 
+from .few_lines_evidence import FEW_LINES_ABLATION
+
 RESULTS = Path(__file__).resolve().parents[2] / "docs" / "results"
 
 
@@ -298,6 +300,7 @@ ABLATIONS += (
              "branches and leaves of 100 (Omikuji Bonsai's shape: one level of 88 leaves "
              "here), two of 64 and 50. Compare the CPU seconds."},
 )
+ABLATIONS += (FEW_LINES_ABLATION,)
 LM_CONFIGS = ("--config 'floor-200=-arity 200' --config 'nocap=-massSlack 0 -arity 200' "
               "--config 'depth3=-depth 3' --config 'fitted=-arity 130' --config "
               "'fitted-nocap=-massSlack 0 -arity 92'")

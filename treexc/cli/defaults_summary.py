@@ -1,5 +1,6 @@
 """The summary docs/defaults.md shows beside the rules tables: one row per
-rule of the embedding classifier and the language model (:data:`SUMMARY`),
+rule of the embedding classifier and the language model, and the linear
+model's rule that reads the data (:data:`SUMMARY`),
 its measured effect from the ablations' records (``defaults_evidence``),
 or the figures its evidence cites, or why it is not ablated.
 """
@@ -7,7 +8,7 @@ or the figures its evidence cites, or why it is not ablated.
 import statistics
 
 from .defaults_evidence import runs_of
-
+from .few_lines_evidence import FEW_LINES_FILE
 
 
 def measured(*cases):
@@ -67,7 +68,7 @@ def summary_cell(cell):
     return "; ".join(texts), ", ".join(sources)
 
 
-EMBEDDING, LM = "embedding", "lm"
+EMBEDDING, LM, LINEAR = "embedding", "lm", "linear"
 RULE_EVIDENCE = "the rule's evidence"
 SUMMARY = (
     (EMBEDDING, "auto-plt", "cooking, debian_tags", measured(
@@ -198,4 +199,11 @@ SUMMARY = (
         "the rebuilds the language model's schedule has always made")),
     (LM, "no-learned-tree", "a fixed tree", unablated("nothing to rebuild")),
     (LM, "no-tree", "-loss softmax", unablated("the flat softmax has no tree")),
+    (LINEAR, "few-lines", "wn_hypernym, gutenberg_books' first 20,000 and 50,000 lines",
+     measured(("wn_hypernym", FEW_LINES_FILE, "wn_hypernym: C 2, leaves of 100",
+               "wn_hypernym: C 1"),
+              ("gutenberg_books' first 20,000 lines", FEW_LINES_FILE,
+               "gb20k: C 2, leaves of 100", "gb20k: C 1"),
+              ("its first 50,000", FEW_LINES_FILE, "gb50k: C 2, leaves of 100",
+               "gb50k: C 1"))),
 )

@@ -2,9 +2,12 @@
 (``treexc.train_linear``), checked and taken as they are
 (``features.rows_from_arrays``)."""
 
+from dataclasses import fields
+
 from ..errors import TreexcError
+from ..options import flag_names
 from .features import rows_from_arrays
-from .options import make_linear_args
+from .options import LinearArgs, make_linear_args
 from .training import train_linear_rows
 
 
@@ -21,4 +24,6 @@ def train_given(indptr, indices, data, labels_indptr, labels, label_names, flags
                           f"(got {len(label_names)})")
     if len(set(label_names)) != len(label_names):
         raise TreexcError("label_names: a name given twice")
-    return train_linear_rows(rows, label_names, args)
+    field_of = {name: f.name for f in fields(LinearArgs) for name in flag_names(f)}
+    given = {field_of.get(name, name) for name, value in flags.items() if value is not None}
+    return train_linear_rows(rows, label_names, args, given=given)

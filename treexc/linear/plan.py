@@ -3,18 +3,54 @@
 tree, its branches and leaves, the node classifiers, the beam), each with
 the rule that set it (a name of :data:`RULES`, or ``given``) and why.
 
-The linear model has no automatic rule that reads the data: each default
-is one value, taken from ``LinearArgs``, so the plan is what the options
-say.  ``treexc supervised -plan`` prints it; the model file keeps it and
-``treexc dump model.bin args`` shows it.
+One rule reads the data: the node classifiers' C, from the label counts of
+the counting pass (:class:`LabelStats`); every other default is
+one value, taken from ``LinearArgs``.  Training trains what
+:meth:`Plan.args` says; ``treexc supervised -plan`` prints the plan; the
+model file keeps it and ``treexc dump model.bin args`` shows it.
 """
 
-from dataclasses import dataclass, fields
+import statistics
+from dataclasses import dataclass, fields, replace
 
 from ..planning import GIVEN, Choice, PlanRows, Rule, shown
 from .options import LinearArgs
 
 _DEFAULT = {f.name: f.default for f in fields(LinearArgs)}
+
+# -- the rule that reads the data (RULES below says what it measured) -----------
+# where the median training line's label has fewer lines than this, labels are
+# few-lined: a node classifier is underfitted at C 1, and one more level of cuts
+# through such labels loses more than wider leaves cost
+FEW_LINES_MAX_COUNT = 35
+FEW_LINES_C, FEW_LINES_LEAF_SIZE = 2.0, 100
+FEW_LINES_RULE = "few-lines"
+# (plan field, LinearArgs field, value) of the fields it sets
+FEW_LINES_SETS = (("leaf_size", "leafSize", FEW_LINES_LEAF_SIZE), ("C", "C", FEW_LINES_C))
+FEW_LINES_EVIDENCE = (
+    "P@1/P@5 and training CPU s, the defaults otherwise (-C 1 -leafSize 25) -> -C 2 -> "
+    "-C 2 -leafSize 100: wn_hypernym (the median line's label has 11 lines, the median "
+    "label 4; medians of 3 seeds) 0.4796/0.1364, 33.0 s -> 0.4881/0.1378, 37.8 s -> "
+    "0.4937/0.1404, 44.7 s (each seed above -C 2 alone). Not used to choose, seed 0: "
+    "gutenberg_books' first 20,000 training lines (8 lines) 0.1028/0.0333, 24.6 s -> "
+    "0.1116/0.0359, 27.7 s -> 0.1207/0.0396, 35.1 s; its first 50,000 (19) "
+    "0.2208/0.0653, 81.1 s -> 0.2270/0.0680, 92.8 s -> 0.2490/0.0739, 121.5 s. Where "
+    "labels have many lines "
+    "they lose: cooking (110; 3 seeds) 0.6965/0.2955 -> -C 2 0.6932/0.2926, -C 2 "
+    "-leafSize 50 0.6878/0.2916, -C 1.5 0.6918/0.2926; 100,000 next words "
+    "(benchmarks/make_next_word.py, 12,268 labels: a median label of 1 line, the median "
+    "line's label 301) 0.1564/0.0646, 51.9 s -> 0.1451/0.0598, 55.1 s -> 0.1420/0.0584, "
+    "70.8 s. The median label's count would have fired there and not on the 50,000 lines "
+    "(17): P@k averages over lines, so the count a line's label has is what the rule "
+    "reads. Threshold: the geometric middle of wn_hypernym's 11 and cooking's 110, the "
+    "sets it was tuned on (docs/results/linear.md, \"Few-lined labels\"; docs/defaults.md, "
+    "\"Ablations\").")
+C_1_EVIDENCE = (
+    "PECOS's C. -C 0.5: cooking 0.6925/0.2953, wn_hypernym 0.4572/0.1319 against "
+    "0.6965/0.2955 and 0.4798/0.1366 (cooking medians of 3 seeds, wn_hypernym seed 0, "
+    "docs/defaults.md, \"Ablations\"); -C 2 and -C 1.5 lose on cooking and on 100,000 "
+    "next words, whose lines have many-lined labels (few-lines)."
+)
 
 # (plan field, LinearArgs field, rule, why the default, evidence)
 _DEFAULTS = (
@@ -41,7 +77,8 @@ _DEFAULTS = (
      "-leafSize 100 (two trees): cooking 0.6985/0.2952 against 0.6965/0.2955 (3 seeds, "
      "within noise) for 1.3 times the training CPU (5.3 against 4.0 s), wn_hypernym "
      "0.4855/0.1404 against 0.4798/0.1366 for 1.4 times the training CPU (64.7 against "
-     "44.9 s); on gutenberg_books leaves of 100 would cost about 2.2 times the "
+     "44.9 s; few-lines widens them where labels have few lines); on gutenberg_books "
+     "leaves of 100 would cost about 2.2 times the "
      "classifier work, where the default's training already exceeds PECOS's; one tree of "
      "leaves of 400 scored 0.7019/0.2947 on cooking but took 2.7 times the training on "
      "wn_hypernym (docs/results/linear.md, \"The tree's shape\"; docs/defaults.md, "
@@ -53,21 +90,7 @@ _DEFAULTS = (
      "CPU (docs/defaults.md, \"Ablations\": cooking medians of 3 seeds, wn_hypernym seed "
      "0)."),
     ("C", "C", "c-1", "inverse regularisation of the node classifiers, PECOS's",
-     "P@1/P@5: -C 0.5 cooking 0.6925/0.2953, wn_hypernym 0.4572/0.1319; -C 1.5 cooking "
-     "0.6918/0.2926, wn_hypernym 0.4891/0.1379 at the same training CPU (46.0 s); -C 2 "
-     "cooking 0.6932/0.2926, below the default on each of the 3 seeds, wn_hypernym "
-     "0.4909/0.1383 for 1.24 times the training CPU (55.8 against 44.9 s), debian_tags "
-     "0.8480/0.4591 against 0.8462/0.4604 (seed 0) for 1.16 times (70.3 against 60.5 s); "
-     "the default 0.6965/0.2955 and 0.4798/0.1366. Not used to choose: gutenberg_books' "
-     "first 20,000 training lines (2,936 labels, a median of 7 lines), 0.1116/0.0359 "
-     "against 0.1028/0.0333 for 1.09 times the training CPU (docs/results/linear.md, "
-     "\"The node classifiers' C\"). C 2 gains where labels have few lines (a median of 4 "
-     "training lines on wn_hypernym, 7 on the slice) and loses a little on cooking (14); "
-     "the rule that would read it (C 2 below a median of about 10) needs the label "
-     "counts before the plan, which the linear plan does not read yet, and C 1.5 "
-     "everywhere (no extra training) is not yet measured on gutenberg_books whole, so C "
-     "stays 1 (docs/defaults.md, \"Ablations\": cooking medians of 3 seeds, wn_hypernym "
-     "seed 0)."),
+     C_1_EVIDENCE),
     ("prune", "prune", "prune-0.1", "node weights of smaller magnitude dropped, PECOS's",
      "P@1/P@5 and model MB: -prune 0.2 cooking 0.6945/0.2959, 2.8 MB, wn_hypernym "
      "0.4704/0.1344, 21.3 MB; -prune 0.05 cooking 0.6939/0.2952, 5.8 MB, wn_hypernym "
@@ -93,6 +116,30 @@ _DEFAULTS = (
 
 
 @dataclass(frozen=True)
+class LabelStats:
+    """What the counting pass knows of the labels that the linear plan
+    reads: how many there are, their median count (training lines, as the
+    dictionary or the given rows count them), and the count of the label
+    of the median training line (each label weighted by its lines: what a
+    line the model is tested on typically has behind its label)."""
+    n_labels: int
+    median_count: float
+    line_median_count: int
+
+    @classmethod
+    def of(cls, label_counts):
+        counts = sorted(int(c) for c in label_counts if c > 0)
+        if not counts:
+            return cls(0, 0.0, 0)
+        half, seen = sum(counts) / 2, 0
+        for count in counts:  # the smallest count whose labels hold half the lines
+            seen += count
+            if seen >= half:
+                break
+        return cls(len(counts), float(statistics.median(counts)), count)
+
+
+@dataclass(frozen=True)
 class Plan(PlanRows):
     model: Choice
     tree: Choice
@@ -104,17 +151,53 @@ class Plan(PlanRows):
     beam: Choice
     ensemble: Choice
 
+    def args(self, typed):
+        """The options the model is trained and saved with: ``typed`` with
+        the planned values in place of the automatic ones."""
+        return replace(typed, **{field: getattr(self, name).value
+                                 for name, field, *_ in _DEFAULTS})
 
-def plan(args, given, model):
+
+def few_lined(stats):
+    """Whether labels of these :class:`LabelStats` are few-lined (rule ``few-lines``)."""
+    return stats is not None and 0 < stats.line_median_count < FEW_LINES_MAX_COUNT
+
+
+def plan(args, given, model, stats=None):
     """The :class:`Plan` of ``args`` (``LinearArgs``); ``given``: the
-    LinearArgs fields the user set; ``model``: the family's Choice."""
+    LinearArgs fields the user set; ``model``: the family's Choice;
+    ``stats``: the training data's :class:`LabelStats` (None: unknown,
+    each default its one value)."""
     rows = {}
     for name, field, rule, why, _ in _DEFAULTS:
         value = getattr(args, field)
         rows[name] = (Choice(value, GIVEN, f"-{field} {shown(value)}") if field in given else
                       Choice(value, rule, f"-{field} {shown(value)}: {why}"))
+    if few_lined(stats):
+        why = (f"half the training lines have labels of at most {stats.line_median_count} "
+               f"lines (below {FEW_LINES_MAX_COUNT}; {stats.n_labels} labels, a median of "
+               f"{shown(stats.median_count)} lines): few-lined labels, fitted with weaker "
+               "regularisation and wider leaves")
+        for name, field, value in FEW_LINES_SETS:
+            if field not in given:
+                rows[name] = Choice(value, FEW_LINES_RULE, f"-{field} {shown(value)}: {why}")
     return Plan(model=model, **rows)
 
 
-RULES = tuple(Rule(rule, name, f"-{field} not given", shown(_DEFAULT[field]), (), evidence)
-              for name, field, rule, _, evidence in _DEFAULTS)
+def _rules():
+    planned = {name: field for name, field, _ in FEW_LINES_SETS}
+    for name, field, rule, _, evidence in _DEFAULTS:
+        if name == FEW_LINES_SETS[0][0]:  # the rule that reads the data, at its first field
+            yield Rule(FEW_LINES_RULE, ", ".join(planned), "half the training lines have "
+                       "labels of fewer than FEW_LINES_MAX_COUNT lines (the count of the "
+                       "median line's label, labels weighted by their lines); each of "
+                       + ", ".join(f"-{f}" for f in planned.values()) + " given is kept",
+                       ", ".join(f"{f} {shown(v)}" for _, f, v in FEW_LINES_SETS),
+                       (("FEW_LINES_MAX_COUNT", FEW_LINES_MAX_COUNT),)
+                       + tuple((f"FEW_LINES_{'C' if f == 'C' else 'LEAF_SIZE'}", v)
+                               for _, f, v in FEW_LINES_SETS), FEW_LINES_EVIDENCE)
+        when = f"-{field} not given" + (", otherwise" if name in planned else "")
+        yield Rule(rule, name, when, shown(_DEFAULT[field]), (), evidence)
+
+
+RULES = tuple(_rules())

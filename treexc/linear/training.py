@@ -1,5 +1,7 @@
-"""Training a linear model: features -> label tree -> node classifiers.
+"""Training a linear model: plan -> features -> label tree -> node classifiers.
 
+0. The plan (``linear/plan.py``) from the labels' counts: the counting
+   pass's for text, the given rows' for sparse lines and arrays.
 1. Text is counted and encoded through the token cache
    (``text/token_cache``: memory bounded by the model, ``-cache`` reused),
    the tf-idf columns fitted on it and its rows computed
@@ -17,10 +19,15 @@ members would be the same one-vs-rest classifiers, and one is trained.
 import time
 from dataclasses import replace
 
+import numpy as np
+
 from ..errors import TreexcError
+from ..model_family import LINEAR
 from ..io.sparse_format import TEXT, read_training, sniff
 from ..io.textio import display_name
+from ..planning import GIVEN, Choice
 from ..runtime import SilentReporter
+from ..text.label_lines import count_with_label_lines
 from ..text.label_weights import label_weights
 from ..text.token_cache import training_corpus
 from . import kmeans_kernels as kk
@@ -29,23 +36,65 @@ from .kmeans_tree import kmeans_tree
 from .learned_tree import refine_tree
 from .model import LinearModel, ScoredTree
 from .node_training import train_nodes
+from .plan import LabelStats, plan
+
+# the family's row of a plan made without ``treexc supervised`` (treexc.train_linear)
+GIVEN_LINEAR = Choice(LINEAR, GIVEN, "the linear model (treexc.train_linear: given features)")
+# rules whose line training prints (the others are said by -plan and the model's header)
+SAID = ("few-lines",)
 
 
-def train_linear_text(args, reporter=None):
+def read_sparse(args, fmt):
+    """``(rows, label names)`` of sparse training lines (``io/sparse_format``)."""
+    indptr, indices, values, label_off, labels, names, n_features = \
+        read_training(args.input, fmt)
+    rows = rows_from_arrays(indptr, indices, values, label_off, labels, n_features)
+    if not len(rows.labels):
+        raise TreexcError(f"{display_name(args.input)}: no line has labels")
+    return rows, names
+
+
+def rows_label_counts(rows, n_labels):
+    """Each label's count of lines in given rows."""
+    return np.bincount(rows.labels, minlength=n_labels)
+
+
+def plan_of_input(args, given=frozenset(), family=GIVEN_LINEAR):
+    """The plan a training of ``args`` would follow, from the input's label
+    counts alone (the counting pass of text; sparse lines read): nothing
+    encoded, nothing trained."""
+    fmt = sniff(args.input)
+    if fmt != TEXT:
+        rows, names = read_sparse(args, fmt)
+        counts = rows_label_counts(rows, len(names))
+    else:
+        counts = count_with_label_lines(args, display_name(args.input))[0].label_counts
+    return plan(args, given, family, LabelStats.of(counts))
+
+
+def planned(args, given, family, label_counts, reporter):
+    """``(plan, the options it trains)`` for these label counts, the plan's
+    notable choices reported."""
+    run_plan = plan(args, given, family, LabelStats.of(label_counts))
+    for _, choice in run_plan.items():
+        if choice.rule in SAID:
+            reporter.info(choice.why)
+    return run_plan, run_plan.args(args)
+
+
+def train_linear_text(args, reporter=None, given=frozenset(), family=GIVEN_LINEAR):
     """A linear model of the file ``args.input``: fastText's text, or
-    sparse lines (``io/sparse_format``: the features as given)."""
+    sparse lines (``io/sparse_format``: the features as given); ``given``:
+    the LinearArgs fields the user set (the rest are planned); ``family``:
+    the plan's first row (``supervised.choose_family``'s Choice)."""
     reporter = reporter or SilentReporter()
     name = display_name(args.input)
     fmt = sniff(args.input)
     if fmt != TEXT:  # given features: trained as they are
-        indptr, indices, values, label_off, labels, names, n_features = \
-            read_training(args.input, fmt)
-        rows = rows_from_arrays(indptr, indices, values, label_off, labels, n_features)
-        reporter.info(f"Read {rows.n_rows} sparse lines ({fmt}): {n_features} features, "
+        rows, names = read_sparse(args, fmt)
+        reporter.info(f"Read {rows.n_rows} sparse lines ({fmt}): {rows.n_cols - 1} features, "
                       f"{len(names)} labels")
-        if not len(rows.labels):
-            raise TreexcError(f"{name}: no line has labels")
-        return train_linear_rows(rows, names, args, reporter)
+        return train_linear_rows(rows, names, args, reporter, given, family)
 
     def verbose_info(message):
         if args.verbose >= 2:
@@ -57,20 +106,30 @@ def train_linear_text(args, reporter=None):
         reporter.info(f"Number of words:  {dictionary.nwords}")
         reporter.info(f"Number of labels: {dictionary.nlabels}")
         corpus.report_bare_lines(name)
+        run_plan, args = planned(args, given, family, dictionary.label_counts, reporter)
         features = TfidfFeatures.fit(corpus, dictionary.nwords + dictionary.bucket,
                                      dictionary.eos_id(), args.minDf)
         rows = weighted(features.rows(corpus), dictionary.labels(), args)
     reporter.info(f"Features: {features.n_cols - 1} tf-idf columns seen in >= {args.minDf} "
                   f"lines, {len(rows.data)} nonzeros ({time.monotonic() - t0:.1f} s)")
     trees = train_trees(rows, dictionary.nlabels, args, reporter)
-    return LinearModel(args, trees, rows.n_cols, dictionary, features)
+    model = LinearModel(args, trees, rows.n_cols, dictionary, features)
+    model.plan = run_plan
+    return model
 
 
-def train_linear_rows(rows, label_names, args, reporter=None):
-    """A linear model of given sparse rows (``features.SparseRows``)."""
+def train_linear_rows(rows, label_names, args, reporter=None, given=frozenset(),
+                      family=GIVEN_LINEAR):
+    """A linear model of given sparse rows (``features.SparseRows``);
+    ``given``, ``family``: as :func:`train_linear_text`'s."""
+    reporter = reporter or SilentReporter()
+    run_plan, args = planned(args, given, family,
+                             rows_label_counts(rows, len(label_names)), reporter)
     rows = weighted(rows, label_names, args)
-    trees = train_trees(rows, len(label_names), args, reporter or SilentReporter())
-    return LinearModel(args, trees, rows.n_cols, label_names=list(label_names))
+    trees = train_trees(rows, len(label_names), args, reporter)
+    model = LinearModel(args, trees, rows.n_cols, label_names=list(label_names))
+    model.plan = run_plan
+    return model
 
 
 def weighted(rows, label_names, args):
