@@ -10,4 +10,4 @@ def load_before_kernels(path, kernel_model):
     """The model in ``path``, read and checked now (``firstlines.load``);
     ``kernel_model(first)`` loads the kernels' model of ``first.loaded``."""
     return ModelBeforeKernels("linear", firstlines.load(path), kernel_model,
-                              firstlines.FIRST_LINES)
+                              firstlines.first_answers())
