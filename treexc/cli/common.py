@@ -254,6 +254,38 @@ def load_classifier(path):
     return load_model(path)
 
 
+def evaluated_model(model_path, input_path):
+    """``(model, text)`` for test and test-label: the model file read and
+    checked, then the input read; the model is numpy's
+    (``linear/firstlines.py``) for a linear model and an input small
+    enough that it answers it sooner than Numba starts
+    (``firstlines.answers_at_once``), else the kernels' (Numba prepared
+    only then).  The figures are the same either way."""
+    # imported here, not above: only a running command loads numpy, and
+    # Numba (jitstart) only when the kernels answer
+    from ..io.textio import read_text
+    from ..model_family import LINEAR, model_family
+
+    if model_family(model_path) != LINEAR:
+        from .. import jitstart
+        from ..classify.model import load_model
+
+        jitstart.prepare()
+        model = load_model(model_path)
+        return model, read_text(input_path)
+    from ..linear import firstlines
+
+    first = firstlines.load(model_path)
+    data = read_text(input_path)
+    if first.answers_text() and firstlines.answers_at_once(data):
+        return first, data
+    from .. import jitstart
+    from ..linear.model import load_linear
+
+    jitstart.prepare()
+    return load_linear(model_path, loaded=first.loaded), data
+
+
 def load_any_model(path):
     """The model in ``path`` for the vector commands: a classifier, or a word
     vector model (treexc's, or fastText's skipgram or cbow)."""

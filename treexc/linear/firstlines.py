@@ -2,10 +2,12 @@
 
 Why: importing Numba and loading the cached kernels costs more CPU (and,
 in the Python API, more memory: llvmlite's library alone is about 100 MiB
-resident) than answering a few lines with Python and numpy.  A short
-prediction is answered here; the kernels take over once the input turns
-out big (``io/first_answers.py`` says when).  This module imports nothing
-that imports Numba (a test checks ``sys.modules``).
+resident) than answering a few thousand lines with numpy.  A small input
+is answered here, a batch at a time (the whole of a `treexc test` file
+within the rule of :data:`FIRST_LINES` and :data:`FIRST_BYTES`); the
+kernels take over once the input turns out big (:func:`first_answers`,
+``io/first_answers.py``).  This module imports nothing that imports
+Numba (a test checks ``sys.modules``).
 
 What it mirrors, operation for operation, so that its answers are the
 kernels' to the bit (no ``fastmath`` in those kernels: their order of
@@ -14,16 +16,18 @@ arithmetic is the source's):
 * :func:`load` reads the file through ``stored.read_linear``, as
   ``model.load_linear`` does, with the kernels' two checks written with
   numpy (``text.line_features``, ``trees.tree_checks``);
-* :meth:`LinearFirstLines.rows` is ``Dictionary.encode``
-  (``text.line_features.LineEncoder``) then ``feature_kernels.tfidf_rows``:
-  term counts in order of appearance, columns sorted, ``(1 + ln tf) * idf``
-  in float64, the l2 norm summed in column order, float32 values, the
-  bias column last;
-* :meth:`LinearFirstLines.predict_rows` is ``beam_kernels.predict_rows``:
-  a node's margins summed in float64 over the row's columns in order (each
-  product a float32), the scorer with libm's ``exp``/``log1p`` (Python's
-  ``math``), the beam and the answer by score, ties by the smaller id;
-  an ensemble averaged by ``ensemble.predict_trees``.
+* :meth:`LinearFirstLines.encode_lines` (a batch) and :meth:`row` (one
+  line, ``text.line_features.LineEncoder``) are ``Dictionary.encode``
+  then ``feature_kernels.tfidf_rows``: the same features of each line
+  (word ids, ``</s>``, word n-gram buckets; known labels apart), columns
+  sorted and counted, ``(1 + ln tf) * idf`` in float64 (libm's log),
+  the l2 norm summed in column order, float32 values, the bias column
+  last;
+* :meth:`LinearFirstLines.predict_rows` is ``beam_kernels.predict_rows``
+  (``linear/batch_beam.py``: a level of the tree at a time over the
+  batch's beams), an ensemble averaged by ``ensemble.predict_trees``;
+* :meth:`LinearFirstLines.evaluate` and :meth:`evaluate_ranking` are
+  ``LinearModel``'s (``treexc test``, ``test-label``), on the same meter.
 
 A model of given sparse features (``-input`` in the repository's format)
 is answered by the kernels: :meth:`LinearFirstLines.predict` returns
@@ -42,6 +46,7 @@ from ..meter import Meter, ranking
 from ..text.line_features import (EOS_HASH, LineEncoder, fnv_hash, signed_widen,
                                    vocabulary_entries)
 from ..trees.tree_checks import check_paths
+from .batch_beam import NodeColumns, Rows, predict_tree
 from .ensemble import predict_trees
 from .options import SCORERS
 from .stored import read_linear
@@ -61,16 +66,10 @@ BIAS = 1.0  # features.BIAS: the bias column's value
 # 2,000 (1.06 MB).
 FIRST_LINES = 4000
 FIRST_BYTES = 1 << 19
-SIGMOID = SCORERS.index("sigmoid")
 # fastText's tokens (text.line_features), and each newline as a token of its own
 _TOKEN_OR_NEWLINE = re.compile(rb"[^ \n\r\t\v\f\x00]+|\n")
 HASHES_KEPT = 1 << 18  # tokens whose hash a model remembers
 LONG_TOKEN = 64  # bytes: a longer token is hashed by Python (_fnv_hashes)
-# lines whose beams go down the tree together: numpy's arrays of a block
-# stay a few MB (cooking's model: some 40 products a line and node)
-BLOCK_LINES = 512
-# the largest node-by-column table of a tree's weights (4 bytes a cell)
-DENSE_CELLS = 1 << 22
 
 
 def load(path, loaded=None):
@@ -257,56 +256,9 @@ class LinearFirstLines:
         ``(columns, values)``)."""
         if not isinstance(rows, Rows):
             rows = Rows.of(rows)
-        return predict_trees(self.trees, lambda t, k, th: self._predict_tree(t, rows, k, th),
-                             rows.n_rows, self.n_labels, k, threshold)
-
-    def _predict_tree(self, tree, rows, k, threshold):
-        """``beam_kernels.predict_rows`` over :data:`BLOCK_LINES` rows at
-        once, a level of the tree at a time: every line's beam is a set of
-        (line, node, log-score) pairs; their margins, the children's scores,
-        the beam kept and the labels found are numpy operations over all
-        the block's pairs."""
-        n = rows.n_rows
-        out_label = np.zeros((n, k), dtype=np.int64)
-        out_score = np.zeros((n, k), dtype=np.float64)
-        out_count = np.zeros(n, dtype=np.int64)
-        log_threshold = math.log(threshold) if threshold > 0.0 else -math.inf
-        for lo in range(0, n, BLOCK_LINES):
-            hi = min(n, lo + BLOCK_LINES)
-            line, label, score = self._block_labels(tree, rows, lo, hi, k)
-            rank = np.arange(len(line)) - np.searchsorted(line, line)
-            # the kernel's answer stops at its first label below the threshold
-            stop = np.full(hi - lo, k, dtype=np.int64)
-            below = score < log_threshold
-            np.minimum.at(stop, line[below], rank[below])
-            keep = rank < stop[line]
-            out_label[lo + line[keep], rank[keep]] = label[keep]
-            out_score[lo + line[keep], rank[keep]] = score[keep]
-            out_count[lo:hi] = np.minimum(stop, np.bincount(line, minlength=hi - lo))
-        return out_label, out_score, out_count
-
-    def _block_labels(self, tree, rows, lo, hi, k):
-        """``(line, label, log-score)`` of the ``k`` best labels of rows
-        ``lo..hi-1`` (lines counted from ``lo``), by line, best first."""
-        children, weights = tree
-        n_labels, arity = self.n_labels, children.shape[1]
-        columns = self._columns(tree)
-        pair_line = np.arange(hi - lo, dtype=np.int64)
-        pair_node = np.zeros(hi - lo, dtype=np.int64)
-        pair_log = np.zeros(hi - lo, dtype=np.float64)
-        found = []  # per level: (line, label, score) of the labels reached
-        while len(pair_line):
-            z = self._batch_margins(weights, columns, rows, lo + pair_line, pair_node, arity)
-            child = children[pair_node].astype(np.int64)
-            score = pair_log[:, None] + self._log_scores(z)
-            line = np.broadcast_to(pair_line[:, None], child.shape)
-            label = (child >= 0) & (child < n_labels)
-            found.append((line[label], child[label], score[label]))
-            inner = child >= n_labels
-            pair_line, pair_node, pair_log = _best_per_line(
-                line[inner], child[inner] - n_labels, score[inner], self.args.beam)
-        line, label, score = (np.concatenate(parts) for parts in zip(*found))
-        return _best_per_line(line, label, score, k)
+        return predict_trees(self.trees, lambda t, k, th: predict_tree(
+            t, self._columns(t), rows, self.n_labels, self.args.beam, self.scorer, k, th),
+            rows.n_rows, self.n_labels, k, threshold)
 
     def _columns(self, tree):
         """The tree's :class:`NodeColumns` (made at its first use)."""
@@ -314,35 +266,6 @@ class LinearFirstLines:
         if found is None:
             found = self._columns_of[id(tree)] = NodeColumns(tree[1], self.n_cols)
         return found
-
-    @staticmethod
-    def _batch_margins(weights, columns, rows, pair_line, pair_node, arity):
-        """``beam_kernels.node_margins`` of every pair: ``z[p, j]`` sums the
-        products (float32) of slot ``j`` in the row's column order, then the
-        entry's order (``bincount`` adds its weights in input order)."""
-        node_off, w_cols, entry_off, w_slots, w_vals = weights
-        n_pairs = len(pair_line)
-        a = rows.indptr[pair_line]
-        lengths = rows.indptr[pair_line + 1] - a
-        pair = np.repeat(np.arange(n_pairs, dtype=np.int64), lengths)
-        at = np.arange(len(pair)) + np.repeat(a - np.cumsum(lengths) + lengths, lengths)
-        place = columns.find(pair_node[pair], rows.cols[at])
-        hit = place >= 0
-        entries, pair, values = place[hit], pair[hit], rows.vals[at[hit]]
-        starts, stops = entry_off[entries], entry_off[entries + 1]
-        lengths = stops - starts
-        q = np.repeat(stops - lengths.cumsum(), lengths) + np.arange(lengths.sum())
-        products = w_vals[q] * np.repeat(values, lengths)  # float32, as the kernel's
-        slot = np.repeat(pair * arity, lengths) + w_slots[q]
-        return np.bincount(slot, weights=products.astype(np.float64),
-                           minlength=n_pairs * arity).reshape(n_pairs, arity)
-
-    def _log_scores(self, z):  # beam_kernels.log_score, elementwise
-        if self.scorer == SIGMOID:  # libm's exp and log1p, as the kernel's (not numpy's)
-            return np.array([-math.log1p(math.exp(-x)) if x > -30.0 else x
-                             for x in z.ravel().tolist()], dtype=np.float64).reshape(z.shape)
-        h = 1.0 - z
-        return np.where(h > 0.0, -h * h * h, 0.0)
 
     # -- the meter (treexc test, test-label) -----------------------------------
     @property
@@ -365,62 +288,6 @@ class LinearFirstLines:
         ranks = ranking(lines, labels, counts, self.label_counts, self.train_lines, k,
                         metrics, A, B)
         return Meter.from_predictions(lines, labels, counts, self.n_labels), ranks
-
-
-class NodeColumns:
-    """Where a node's weights hold a column: each node's sorted columns
-    found by one lookup for any (node, column), in a dense node-by-column
-    table of entry indices where that has at most :data:`DENSE_CELLS`
-    cells, else by ``searchsorted`` over ``node << 32 | column`` keys
-    (ascending: a node's columns are)."""
-
-    def __init__(self, weights, n_cols):
-        node_off, w_cols = weights[0], weights[1]
-        n_nodes = len(node_off) - 1
-        node = np.repeat(np.arange(n_nodes, dtype=np.int64), np.diff(node_off))
-        self.n_cols = n_cols
-        if n_nodes * n_cols <= DENSE_CELLS:
-            self.table = np.full(n_nodes * n_cols, -1, dtype=np.int32)
-            self.table[node * n_cols + w_cols] = np.arange(len(w_cols), dtype=np.int32)
-            self.keys = None
-        else:
-            self.table = None
-            self.keys = (node << 32) | w_cols.astype(np.int64)
-
-    def find(self, nodes, cols):
-        """The entry index of each ``(nodes[i], cols[i])``, -1 where the
-        node has no weight for the column."""
-        if self.table is not None:
-            return self.table[nodes * self.n_cols + cols]
-        keys = self.keys
-        if len(keys) == 0:
-            return np.full(len(cols), -1, dtype=np.int64)
-        wanted = (nodes << 32) | cols
-        place = np.minimum(np.searchsorted(keys, wanted), len(keys) - 1)
-        return np.where(keys[place] == wanted, place, -1)
-
-
-class Rows:
-    """Lines' rows in compressed-sparse-row arrays: ``indptr`` (int64),
-    ``cols`` (int64, ascending in a row, the bias column last), ``vals``
-    (float32)."""
-
-    def __init__(self, indptr, cols, vals):
-        self.indptr, self.cols, self.vals = indptr, cols, vals
-
-    @property
-    def n_rows(self):
-        return len(self.indptr) - 1
-
-    @classmethod
-    def of(cls, rows):
-        """The rows of a list of ``(columns, values)``."""
-        indptr = np.zeros(len(rows) + 1, dtype=np.int64)
-        np.cumsum([len(c) for c, _ in rows], out=indptr[1:])
-        if not rows:
-            return cls(indptr, np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32))
-        return cls(indptr, np.concatenate([c for c, _ in rows]).astype(np.int64),
-                   np.concatenate([v for _, v in rows]).astype(np.float32))
 
 
 class Lines:
@@ -466,42 +333,6 @@ def _fnv_hashes(tokens):
     for i in np.flatnonzero(~short).tolist():
         h[i] = signed_widen(fnv_hash(tokens[i]))
     return h
-
-
-def _best_per_line(line, ids, score, k):
-    """Of ``(line, id, score)`` triples, each line's ``k`` best by score
-    (ties: the smaller id; scores that are NaN last, in their order), as
-    ``beam_kernels._top``; sorted by line, then best first."""
-    if k <= 0 or len(line) == 0:
-        return line[:0], ids[:0], score[:0]
-    n_lines = int(line.max()) + 1
-    if len(line) > 2 * k * n_lines:  # first drop what is below each line's k-th best
-        kth = _kth_best(line, score, k, n_lines)
-        keep = ~(score < kth[line])  # NaN scores (and lines whose k-th is NaN) kept
-        line, ids, score = line[keep], ids[keep], score[keep]
-    tie = ids
-    nan = np.isnan(score)
-    if nan.any():
-        tie = np.where(nan, np.arange(len(ids)) + (int(ids.max()) + 1), ids)
-    order = np.lexsort((tie, -score, line))
-    line, ids, score = line[order], ids[order], score[order]
-    rank = np.arange(len(line)) - np.searchsorted(line, line)
-    keep = rank < k
-    return line[keep], ids[keep], score[keep]
-
-
-def _kth_best(line, score, k, n_lines):
-    """Each line's ``k``-th best score (``-inf`` for a line with fewer;
-    NaN where NaN scores make it one), from a line-by-candidate matrix."""
-    per_line = np.bincount(line, minlength=n_lines)
-    width = int(per_line.max())
-    if width < k:
-        return np.full(n_lines, -np.inf)
-    order = np.argsort(line, kind="stable")
-    place = np.arange(len(line)) - np.repeat(np.cumsum(per_line) - per_line, per_line)
-    table = np.full((n_lines, width), np.inf)
-    table[line[order], place] = -score[order]
-    return -np.partition(table, k - 1, axis=1)[:, k - 1]
 
 
 def first_answers():
