@@ -324,11 +324,14 @@ def test_treexc_test_answers_a_small_file_without_numba(models, tmp_path):
         whole = run_python(["test", models[name], str(big), "3"], b"")
         assert not whole.stderr.endswith(b"numba modules: 0\n")
     as_array = lambda raw: np.frombuffer(raw, dtype=np.uint8)  # noqa: E731
-    assert firstlines.answers_at_once(as_array(small.read_bytes()))
-    assert not firstlines.answers_at_once(as_array(big.read_bytes()))
+    first, sigmoid = firstlines.load(models["default"]), firstlines.load(models["sigmoid"])
+    assert first.answers_at_once(as_array(small.read_bytes()))
+    assert not first.answers_at_once(as_array(big.read_bytes()))
     lines = firstlines.FIRST_LINES
-    assert firstlines.answers_at_once(as_array(b"w1\n" * lines))
-    assert firstlines.answers_at_once(as_array(b"w1\n" * (lines - 1) + b"w2"))
-    assert not firstlines.answers_at_once(as_array(b"w1\n" * lines + b"w2"))
+    assert first.answers_at_once(as_array(b"w1\n" * lines))
+    assert first.answers_at_once(as_array(b"w1\n" * (lines - 1) + b"w2"))
+    assert not first.answers_at_once(as_array(b"w1\n" * lines + b"w2"))
+    assert sigmoid.answers_at_once(as_array(b"w1\n" * firstlines.SIGMOID_LINES))
+    assert not sigmoid.answers_at_once(as_array(b"w1\n" * (firstlines.SIGMOID_LINES + 1)))
     few_long = b"w1 " * (firstlines.FIRST_BYTES // 6) + b"\n"
-    assert not firstlines.answers_at_once(as_array(few_long * 2 + b"\n"))
+    assert not first.answers_at_once(as_array(few_long * 2 + b"\n"))

@@ -259,7 +259,7 @@ def evaluated_model(model_path, input_path):
     checked, then the input read; the model is numpy's
     (``linear/firstlines.py``) for a linear model and an input small
     enough that it answers it sooner than Numba starts
-    (``firstlines.answers_at_once``), else the kernels' (Numba prepared
+    (``LinearFirstLines.answers_at_once``), else the kernels' (Numba prepared
     only then).  The figures are the same either way."""
     # imported here, not above: only a running command loads numpy, and
     # Numba (jitstart) only when the kernels answer
@@ -279,7 +279,7 @@ def evaluated_model(model_path, input_path):
         return _kernels_linear(model_path), read_text(input_path)
     first = firstlines.load(model_path)
     data = read_text(input_path)
-    if first.answers_text() and firstlines.answers_at_once(data):
+    if first.answers_at_once(data):
         return first, data
     loaded = first.loaded
     del first  # its arrays, before the kernels' model holds its own

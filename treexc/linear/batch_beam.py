@@ -154,8 +154,11 @@ def _margins(weights, columns, rows, pair_line, pair_node, arity):
 
 def _log_scores(z, scorer):  # beam_kernels.log_score, elementwise
     if scorer == SIGMOID:  # libm's exp and log1p, as the kernel's (not numpy's)
-        return np.array([-math.log1p(math.exp(-x)) if x > -30.0 else x
-                         for x in z.ravel().tolist()], dtype=np.float64).reshape(z.shape)
+        out = z.copy()
+        far = z > -30.0
+        e = map(math.exp, (-z[far]).tolist())
+        out[far] = -np.fromiter(map(math.log1p, e), dtype=np.float64, count=int(far.sum()))
+        return out
     h = 1.0 - z
     return np.where(h > 0.0, -h * h * h, 0.0)
 

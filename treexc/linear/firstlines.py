@@ -46,7 +46,7 @@ from ..meter import Meter, ranking
 from ..text.line_features import (EOS_HASH, LineEncoder, fnv_hash, signed_widen,
                                    vocabulary_entries)
 from ..trees.tree_checks import check_paths
-from .batch_beam import NodeColumns, Rows, predict_tree
+from .batch_beam import SIGMOID, NodeColumns, Rows, predict_tree
 from .ensemble import predict_trees
 from .options import SCORERS
 from .stored import read_linear
@@ -66,6 +66,10 @@ BIAS = 1.0  # features.BIAS: the bias column's value
 # 2,000 (1.06 MB).
 FIRST_LINES = 4000
 FIRST_BYTES = 1 << 19
+# half the lines for the sigmoid scorer (each score two libm calls made by
+# Python): cooking's -scorer sigmoid model 0.56 of the kernels' CPU at
+# 1,000 lines, 0.96 at 4,000
+SIGMOID_LINES = FIRST_LINES // 2
 # fastText's tokens (text.line_features), and each newline as a token of its own
 _TOKEN_OR_NEWLINE = re.compile(rb"[^ \n\r\t\v\f\x00]+|\n")
 HASHES_KEPT = 1 << 18  # tokens whose hash a model remembers
@@ -267,6 +271,23 @@ class LinearFirstLines:
             found = self._columns_of[id(tree)] = NodeColumns(tree[1], self.n_cols)
         return found
 
+    # -- the rule: numpy's answers or the kernels' -------------------------------
+    def first_answers(self):
+        """The gate of numpy's answers (``io.first_answers.FirstAnswers``):
+        the input's first :data:`FIRST_LINES` lines (:data:`SIGMOID_LINES`
+        for the sigmoid scorer) and :data:`FIRST_BYTES` bytes, in pieces of
+        any size within those (a piece is answered at once)."""
+        lines = SIGMOID_LINES if self.scorer == SIGMOID else FIRST_LINES
+        return FirstAnswers(lines, lines, FIRST_BYTES, FIRST_BYTES)
+
+    def answers_at_once(self, data):
+        """Does numpy answer the whole of ``data`` (a ``uint8`` array: the
+        file ``treexc test`` reads at once), by :meth:`first_answers`' rule?"""
+        if not self.text_input:
+            return False
+        n_lines = int(np.count_nonzero(data == 10)) + bool(len(data) and data[-1] != 10)
+        return self.first_answers().take(n_lines, len(data))
+
     # -- the meter (treexc test, test-label) -----------------------------------
     @property
     def nlabels(self):
@@ -335,15 +356,3 @@ def _fnv_hashes(tokens):
     return h
 
 
-def first_answers():
-    """The gate of numpy's answers (``io.first_answers.FirstAnswers``): the
-    input's first :data:`FIRST_LINES` lines and :data:`FIRST_BYTES` bytes,
-    in pieces of any size within those (a piece is answered at once)."""
-    return FirstAnswers(FIRST_LINES, FIRST_LINES, FIRST_BYTES, FIRST_BYTES)
-
-
-def answers_at_once(data):
-    """Does numpy answer the whole of ``data`` (a ``uint8`` array: the file
-    ``treexc test`` reads at once), by :func:`first_answers`' rule?"""
-    n_lines = int(np.count_nonzero(data == 10)) + bool(len(data) and data[-1] != 10)
-    return first_answers().take(n_lines, len(data))

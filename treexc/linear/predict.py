@@ -24,7 +24,7 @@ def stream_predictions(model_path, path, k, threshold, with_prob, kernel_model):
     names = label_names(first.labels)
     check = ByteCheck()
     model = None
-    gate = firstlines.first_answers()
+    gate = first.first_answers()
     for first_line, piece in read_line_chunks(path, check):
         answer = None
         if model is None:
