@@ -96,11 +96,11 @@ def load_model(path):
         return load_before_kernels(path, _kernel_model(path, LINEAR))
     if _is_embedding_classifier(path):  # the same, with classify/firstlines.py
         from .classify import firstlines
-        from .io.first_answers import ModelBeforeKernels
+        from .io.first_answers import FirstAnswers, ModelBeforeKernels
         from .model_family import EMBEDDING
         first = firstlines.load(path)
         return ModelBeforeKernels(EMBEDDING, first, _kernel_model(path, EMBEDDING),
-                                  first.first_lines())
+                                  FirstAnswers(first.first_lines()))
     from . import jitstart
     from .supervised import load_model as load
     from .vectors.model import is_word_vector_file, load_vectors

@@ -28,6 +28,7 @@ MODELS = {
     "ensemble": dict(ensemble=3, beam=2),
     "ngrams": dict(wordNgrams=3, bucket=40, minDf=1, arity=4, leafSize=5),
     "wide": dict(beam=1000, prune=0.5),  # the beam holds the whole tree
+    "one_node": dict(arity=64, leafSize=64),  # every label a child of the root
 }
 QUERIES = [(1, 0.0), (3, 0.0), (-1, 0.0), (2, 0.3), (5, 0.01), (0, 0.0)]
 
@@ -256,10 +257,81 @@ def test_a_short_prediction_imports_no_numba(models):
     for command in (["predict", path, "-", "2"], ["api", path]):
         short = run_python(command, b"w1 w2 w3\nbread a\n")
         assert short.stderr.endswith(b"numba modules: 0\n"), short.stderr
-    big = b"\n".join(lines * 3) + b"\n"
+    big = b"\n".join(lines * (firstlines.FIRST_LINES // len(lines) + 1)) + b"\n"
     for command in (["predict", path, "-", "2"], ["predict-prob", path, "-", "2"]):
         whole = run_python(command, big)
         assert not whole.stderr.endswith(b"numba modules: 0\n")
         one = run_python(command, b"\n".join(lines[:5]) + b"\n")
         assert one.stderr.endswith(b"numba modules: 0\n")
         assert whole.stdout.startswith(one.stdout)
+
+
+def test_batch_rows_and_meter_as_the_kernels(models):
+    """``encode_lines`` (a whole file at once) gives the kernels' rows and
+    corpus; ``evaluate`` and ``evaluate_ranking`` (treexc test, test-label)
+    the kernels' meter and metrics, at every k and threshold, for every
+    configuration: one node, trees, beams, the sigmoid, an ensemble."""
+    assert firstlines.load(models["one_node"]).trees[0][0].shape[0] == 1
+    rng = np.random.default_rng(5)
+    text = "\n".join(corpus(rng, 300)).encode() + b"\n" + b"\n".join(probe_lines()) + b"\n"
+    data = np.frombuffer(text, dtype=np.uint8)
+    for name, path in models.items():
+        model, first = load_linear(path), firstlines.load(path)
+        want_corpus, want_rows = model.rows_of_text(data)
+        rows, lines = first.encode_lines(text)
+        assert same(rows.indptr, want_rows.indptr) and same(rows.vals, want_rows.data)
+        assert same(rows.cols.astype(np.int32), want_rows.indices)
+        for field in ("feat_off", "label_off", "labels"):
+            assert same(getattr(lines, field), getattr(want_corpus, field)), (name, field)
+        for k, threshold in QUERIES:
+            if k == 0:  # no meter for k = 0 (the commands refuse it)
+                continue
+            got, want = first.evaluate(data, k, threshold), model.evaluate(data, k, threshold)
+            assert vars(got).keys() == vars(want).keys()
+            for field, value in vars(want).items():
+                if isinstance(value, np.ndarray):
+                    assert same(getattr(got, field), value), (name, k, threshold, field)
+                else:
+                    assert getattr(got, field) == value, (name, k, threshold, field)
+            if k > 0:  # every label (-1): no ranking metrics either
+                g = first.evaluate_ranking(data, k, threshold, ("ndcg", "psp"), 0.55, 1.5)[1]
+                w = model.evaluate_ranking(data, k, threshold, ("ndcg", "psp"), 0.55, 1.5)[1]
+                assert g == w, (name, k, threshold)
+        assert first.get_labels() == model.get_labels() and first.nlabels == model.nlabels
+
+
+def test_treexc_test_answers_a_small_file_without_numba(models, tmp_path):
+    """`treexc test` and `test-label` of a file within
+    ``firstlines.FIRST_LINES``: numpy alone; of a bigger one: the kernels;
+    the same figures either way (a limit of 0 forces the kernels)."""
+    small = tmp_path / "small.txt"
+    rng = np.random.default_rng(9)
+    small.write_text("\n".join(corpus(rng, 200)) + "\n")
+    big = tmp_path / "big.txt"
+    big.write_bytes(small.read_bytes() * (firstlines.FIRST_LINES // 200 + 1))
+    forced = ("import sys; from treexc.linear import firstlines; "
+              "firstlines.FIRST_LINES = 0; sys.argv[0] = 'treexc'; "
+              "from treexc.cli.main import main; main()")
+    for name in ("default", "ensemble", "sigmoid"):
+        for command in (["test", models[name], str(small), "3"],
+                        ["test", models[name], str(small), "2", "0.1", "-metrics", "ndcg,psp"],
+                        ["test-label", models[name], str(small), "2"]):
+            fast = run_python(command, b"")
+            assert fast.stderr.endswith(b"numba modules: 0\n"), fast.stderr
+            kernels = subprocess.run([sys.executable, "-c", forced, *command],
+                                     capture_output=True, check=True)
+            assert fast.stdout == kernels.stdout, (name, command)
+        whole = run_python(["test", models[name], str(big), "3"], b"")
+        assert not whole.stderr.endswith(b"numba modules: 0\n")
+    as_array = lambda raw: np.frombuffer(raw, dtype=np.uint8)  # noqa: E731
+    first, sigmoid = firstlines.load(models["default"]), firstlines.load(models["sigmoid"])
+    assert first.answers_at_once(as_array(small.read_bytes()))
+    assert not first.answers_at_once(as_array(big.read_bytes()))
+    lines = firstlines.FIRST_LINES
+    assert first.answers_at_once(as_array(b"w1\n" * lines))
+    assert first.answers_at_once(as_array(b"w1\n" * (lines - 1) + b"w2"))
+    assert not first.answers_at_once(as_array(b"w1\n" * lines + b"w2"))
+    assert sigmoid.answers_at_once(as_array(b"w1\n" * firstlines.SIGMOID_LINES))
+    assert not sigmoid.answers_at_once(as_array(b"w1\n" * (firstlines.SIGMOID_LINES + 1)))
+    few_long = b"w1 " * (firstlines.FIRST_BYTES // 6) + b"\n"
+    assert not first.answers_at_once(as_array(few_long * 2 + b"\n"))

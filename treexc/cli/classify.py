@@ -17,6 +17,7 @@ from .common import (
     NumberArgsCommand,
     check_output_writable,
     load_any_model,
+    evaluated_model,
     load_classifier,
     model_input_k_threshold,
     option_flags,
@@ -245,21 +246,24 @@ def test(model_path, input_path, k, threshold, metrics, prop_a, prop_b):
     zcat valid.txt.gz | treexc test model.bin - 1 0.5
     """
     # imported here, not above: only a running command loads numpy and Numba
-    from ..io.textio import read_text
     from ..metrics import check_metrics
 
     check_k_threshold(k, threshold)
     names = check_metrics(metrics, prop_a, prop_b)
-    model = load_classifier(model_path)
+    model, data = evaluated_model(model_path, input_path)
     if not names:  # fastText's output, alone
-        meter = model.evaluate(read_text(input_path), k, threshold, input_path)
+        meter = model.evaluate(data, k, threshold, input_path)
         write_stdout(general_metrics(meter, k, "g") + "\n")
         return
-    meter, ranks = model.evaluate_ranking(read_text(input_path), k, threshold, names,
-                                          prop_a, prop_b, path=input_path)
+    meter, ranks = model.evaluate_ranking(data, k, threshold, names, prop_a, prop_b,
+                                          path=input_path)
     write_stdout(general_metrics(meter, k, "g")
                  + "".join(f"\n{name}\t{value:.3g}" for name, value in ranks.items()) + "\n")
 
+
+
+# test and test-label prepare Numba themselves, when the kernels answer (main._kernels_ready)
+test.callback.kernels_ready = True
 
 
 def general_metrics(meter, k, style):
@@ -280,11 +284,11 @@ def test_label(model_path, input_path, k, threshold):
     THRESHOLD  leave out labels of probability below it (default 0.0)
     """
     # imported here, not above: only a running command loads numpy and Numba
-    from ..io.textio import printable, read_text
+    from ..io.textio import printable
 
     check_k_threshold(k, threshold)
-    model = load_classifier(model_path)
-    meter = model.evaluate(read_text(input_path), k, threshold, input_path)
+    model, data = evaluated_model(model_path, input_path)
+    meter = model.evaluate(data, k, threshold, input_path)
 
     def metric(name, value):
         shown = f"{value:.6f}" if math.isfinite(value) else "--------"
@@ -297,6 +301,9 @@ def test_label(model_path, input_path, k, threshold):
                      + metric("Recall", meter.label_recall(i)) + " " + printable(label))
     lines.append(general_metrics(meter, k, "f"))
     write_stdout("\n".join(lines) + "\n")
+
+
+test_label.callback.kernels_ready = True
 
 
 

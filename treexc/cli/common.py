@@ -254,6 +254,62 @@ def load_classifier(path):
     return load_model(path)
 
 
+def evaluated_model(model_path, input_path):
+    """``(model, text)`` for test and test-label: the model file read and
+    checked, then the input read; the model is numpy's
+    (``linear/firstlines.py``) for a linear model and an input small
+    enough that it answers it sooner than Numba starts
+    (``LinearFirstLines.answers_at_once``), else the kernels' (Numba prepared
+    only then).  The figures are the same either way."""
+    # imported here, not above: only a running command loads numpy, and
+    # Numba (jitstart) only when the kernels answer
+    from ..io.textio import read_text
+    from ..model_family import LINEAR, model_family
+
+    if model_family(model_path) != LINEAR:
+        from .. import jitstart
+        from ..classify.model import load_model
+
+        jitstart.prepare()
+        model = load_model(model_path)
+        return model, read_text(input_path)
+    from ..linear import firstlines
+
+    if _plain_size(input_path) > firstlines.FIRST_BYTES:  # the kernels', known at once
+        return _kernels_linear(model_path), read_text(input_path)
+    first = firstlines.load(model_path)
+    data = read_text(input_path)
+    if first.answers_at_once(data):
+        return first, data
+    loaded = first.loaded
+    del first  # its arrays, before the kernels' model holds its own
+    return _kernels_linear(model_path, loaded), data
+
+
+def _kernels_linear(model_path, loaded=None):
+    """The kernels' linear model of ``model_path``, Numba prepared."""
+    # imported here: Numba only when the kernels answer
+    from .. import jitstart
+    from ..linear.model import load_linear
+
+    jitstart.prepare()
+    return load_linear(model_path, loaded=loaded)
+
+
+def _plain_size(path):
+    """The bytes of ``path`` where its size says them (a regular file, not
+    gzipped), else -1 (standard input, a pipe, a gzipped file)."""
+    from ..io.textio import GZIP_MAGIC
+
+    try:
+        if path == "-" or not os.path.isfile(path):
+            return -1
+        with open(path, "rb") as f:
+            return -1 if f.read(len(GZIP_MAGIC)) == GZIP_MAGIC else os.path.getsize(path)
+    except OSError:
+        return -1  # read_text says what is wrong
+
+
 def load_any_model(path):
     """The model in ``path`` for the vector commands: a classifier, or a word
     vector model (treexc's, or fastText's skipgram or cbow)."""

@@ -8,10 +8,12 @@ Importing Numba and loading the cached kernels costs a fixed few tenths
 of a second of CPU (and, in the Python API, about 100 MiB of memory for
 llvmlite's library); numpy answers a line in a fraction of a millisecond
 to a few milliseconds, the kernels in microseconds.  So numpy answers
-pieces of at most :data:`FIRST_PIECE` lines and :data:`FIRST_BYTES` bytes
-until a family's number of lines has been answered; from the first piece
-past that, the kernels answer, for good.  The answers are the same either
-way.
+pieces of at most :data:`FIRST_PIECE` lines (the embedding model, a line
+at a time) or of the family's whole budget (the linear model, a batch of
+lines at once: ``linear/firstlines.first_answers``) and at most
+:data:`FIRST_BYTES` bytes, until a family's number of lines (and bytes)
+has been answered; from the first piece past that, the kernels answer,
+for good.  The answers are the same either way.
 """
 
 from .answers import api_answers, api_lines
@@ -22,17 +24,25 @@ FIRST_BYTES = 1 << 20
 
 
 class FirstAnswers:
-    """Counts the lines answered without the kernels; ``take`` says whether
-    the next piece may be too."""
+    """Counts the lines and bytes answered without the kernels; ``take``
+    says whether the next piece may be too: a piece of at most
+    ``piece_lines`` lines and ``piece_bytes`` bytes, while at most
+    ``first_lines`` lines and ``first_bytes`` bytes have been answered in
+    all.  A family whose numpy answers a batch of lines at once (the linear
+    model's) takes pieces as big as its whole budget."""
 
-    def __init__(self, first_lines):
-        self.first_lines = first_lines
-        self.answered = 0
+    def __init__(self, first_lines, piece_lines=FIRST_PIECE, first_bytes=None,
+                 piece_bytes=FIRST_BYTES):
+        self.first_lines, self.piece_lines = first_lines, piece_lines
+        self.first_bytes, self.piece_bytes = first_bytes, piece_bytes
+        self.answered = self.answered_bytes = 0
 
     def take(self, n_lines, n_bytes):
         self.answered += n_lines
-        return (n_lines <= FIRST_PIECE and n_bytes <= FIRST_BYTES
-                and self.answered <= self.first_lines)
+        self.answered_bytes += n_bytes
+        return (n_lines <= self.piece_lines and n_bytes <= self.piece_bytes
+                and self.answered <= self.first_lines
+                and (self.first_bytes is None or self.answered_bytes <= self.first_bytes))
 
 
 def piece_lines(piece):
@@ -46,22 +56,21 @@ class ModelBeforeKernels:
     before its kernels.
 
     ``predict`` is answered by ``first`` (a family's ``firstlines``: Python
-    and numpy, the kernels' answers to the bit) for calls of at most
-    :data:`FIRST_PIECE` lines and :data:`FIRST_BYTES` bytes, until
-    ``first_lines`` lines have been answered; then, and for every other
+    and numpy, the kernels' answers to the bit) while ``gate`` (the
+    family's :class:`FirstAnswers`) takes the calls; then, and for every other
     member, the kernels' model is loaded (once; Numba imported then) and
     everything is forwarded to it, attribute reads and writes alike.  So a
     script that loads a model and predicts a line pays neither Numba's
     import nor its memory, and gets the same answers as later calls.
     ``kernel_model(first)`` loads the kernels' model of ``first.loaded``."""
 
-    def __init__(self, family, first, kernel_model, first_lines):
+    def __init__(self, family, first, kernel_model, gate):
         own = object.__setattr__
         own(self, "_family", family)
         own(self, "_first", first)
         own(self, "_kernel_model", kernel_model)
         own(self, "_model", None)
-        own(self, "_gate", FirstAnswers(first_lines))
+        own(self, "_gate", gate)
 
     def kernel_model(self):
         """The kernels' model (loaded at the first call)."""

@@ -9,5 +9,5 @@ from . import firstlines
 def load_before_kernels(path, kernel_model):
     """The model in ``path``, read and checked now (``firstlines.load``);
     ``kernel_model(first)`` loads the kernels' model of ``first.loaded``."""
-    return ModelBeforeKernels("linear", firstlines.load(path), kernel_model,
-                              firstlines.FIRST_LINES)
+    first = firstlines.load(path)
+    return ModelBeforeKernels("linear", first, kernel_model, first.first_answers())

@@ -10,7 +10,7 @@ take over as ``io/first_answers.py`` says."""
 import numpy as np
 
 from ..io.answers import format_predictions, label_names
-from ..io.first_answers import FirstAnswers, piece_lines
+from ..io.first_answers import piece_lines
 from ..io.textio import ByteCheck, display_name, read_line_chunks, to_bytes
 from . import firstlines
 
@@ -24,7 +24,7 @@ def stream_predictions(model_path, path, k, threshold, with_prob, kernel_model):
     names = label_names(first.labels)
     check = ByteCheck()
     model = None
-    gate = FirstAnswers(firstlines.FIRST_LINES)
+    gate = first.first_answers()
     for first_line, piece in read_line_chunks(path, check):
         answer = None
         if model is None:
