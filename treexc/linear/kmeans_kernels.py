@@ -99,7 +99,9 @@ def _centroid(items, side, which, off, cols, vals, acc, seen):
             if not seen[c]:  # each column's square once
                 seen[c] = 1
                 norm += acc[c] * acc[c]
-    for t in range(len(items)):
+    for t in range(len(items)):  # only this side's columns were flagged
+        if side[t] != which:
+            continue
         r = items[t]
         for k in range(off[r], off[r + 1]):
             seen[cols[k]] = 0

@@ -2,11 +2,22 @@
 
 The nodes are independent once the tree is fixed (each is trained on the
 lines that reach it, ``teacher_kernels``), so worker threads
-(``runtime.run_workers``) take nodes from one queue, the largest first,
-and run ``solver_kernels.train_node`` without the GIL.  Each node draws
-its random order from its own seed, so the weights are the same whatever
+(``runtime.run_workers``) take jobs from one queue, the largest first,
+and run ``solver_kernels`` without the GIL.  A node read in place (one
+holding most lines: the root) is one job a slot, so that its classifiers,
+most of the training, spread over the threads instead of leaving one
+thread alone with it at the end; its columns and norms are found once,
+by the first thread to reach it.  Each slot draws its random order from
+its node's seed and its own number, so the weights are the same whatever
 thread trains it and in whatever order: ``-thread N`` gives the same
 model as ``-thread 1``.
+
+The solvers read the rows with the columns renumbered by document
+frequency, the most frequent first (:func:`by_frequency`): the weights a
+pass reads most then share cache lines, where the root, whose weight
+vector spans every column, would otherwise miss the cache on most reads.
+Each row keeps its entries' order, so every sum runs as on the columns
+as given: the same weights to the bit, mapped back to the given columns.
 """
 
 import threading
@@ -39,6 +50,29 @@ class NodeWeights:
         return len(self.vals)
 
 
+def by_frequency(indices, n_cols):
+    """``(renumbered indices, given column of each new one)``: the columns
+    but the bias (the last, kept last) numbered by descending document
+    frequency, ties in column order."""
+    df = np.bincount(indices, minlength=n_cols)[:n_cols - 1]
+    given = np.concatenate([np.argsort(-df, kind="stable"), [n_cols - 1]]).astype(np.int32)
+    new = np.empty(n_cols, dtype=np.int32)
+    new[given] = np.arange(n_cols, dtype=np.int32)
+    return new[indices], given
+
+
+class _Node:
+    """What the jobs of one node share: its lines, targets, costs and,
+    for a node trained a slot a job, its columns and norms."""
+
+    def __init__(self, n, n_jobs):
+        self.n = n
+        self.lock = threading.Lock()
+        self.ready = False
+        self.parts = [None] * n_jobs
+        self.left = n_jobs
+
+
 def train_nodes(tree, rows, args, nodes=None, kept=None):
     """The :class:`NodeWeights` of ``tree`` on ``rows`` (``SparseRows``).
     ``nodes``: train only these, the others' weights given by ``kept``
@@ -48,40 +82,81 @@ def train_nodes(tree, rows, args, nodes=None, kept=None):
     depth = tree.node_depths()
     todo = np.arange(tree.n_internal) if nodes is None else np.asarray(nodes)
     # the largest first, so that no thread is left with one big node at the end
-    cost = np.diff(line_off)[todo] * (tree.children[todo] >= 0).sum(axis=1)
+    n_lines = np.diff(line_off)
+    cost = n_lines[todo] * (tree.children[todo] >= 0).sum(axis=1)
     todo = todo[np.argsort(-cost, kind="stable")].tolist()
+    indices, given = by_frequency(rows.indices, rows.n_cols)
+    jobs = []  # (node state, slot or -1: the whole node)
+    for n in todo:
+        filled = np.flatnonzero(tree.children[n] >= 0).tolist()
+        if sk.reads_in_place(n_lines[n], rows.n_rows) and len(filled) > 1:
+            node = _Node(n, len(filled))
+            jobs += [(node, j) for j in filled]
+        else:
+            jobs.append((_Node(n, 1), -1))
+    jobs.reverse()  # popped from the end
     results = [None] * tree.n_internal
     lock = threading.Lock()
     solver = SOLVERS.index(args.solver)
     control = np.zeros(1, dtype=np.int64)
     passes = [0]
     no_weights = np.zeros((0, 0), dtype=np.float64)  # rows.label_weight None: all weigh 1
+    bias_col = rows.n_cols - 1
+
+    def targets(node):
+        n = node.n
+        node.lines = node_line[line_off[n]:line_off[n + 1]]
+        node.positive = tk.node_positives(node.lines, rows.label_off, rows.labels,
+                                          tree.path_off, tree.path_node, tree.path_slot, n,
+                                          depth[n], tree.arity)
+        node.filled = (tree.children[n] >= 0).astype(np.uint8)
+        node.line_weight = no_weights if rows.label_weight is None else tk.node_costs(
+            node.lines, rows.label_off, rows.labels, tree.path_off, tree.path_node,
+            tree.path_slot, n, depth[n], tree.arity, rows.label_weight)
+
+    def finish(node, places, slots, vals):
+        cols, entry_off, slots, vals = sk.feature_major(node.cols, places, slots, vals)
+        results[node.n] = sk.in_given_columns(cols, entry_off, slots, vals, given)
 
     def work(_):
         w = np.zeros(rows.n_cols, dtype=np.float64)
         column_slot = np.full(rows.n_cols, -1, dtype=np.int32)
         while control[0] == 0:
             with lock:
-                if not todo:
+                if not jobs:
                     return
-                n = todo.pop(0)
-            lines = node_line[line_off[n]:line_off[n + 1]]
-            positive = tk.node_positives(lines, rows.label_off, rows.labels, tree.path_off,
-                                         tree.path_node, tree.path_slot, n, depth[n],
-                                         tree.arity)
-            filled = (tree.children[n] >= 0).astype(np.uint8)
-            line_weight = no_weights if rows.label_weight is None else tk.node_costs(
-                lines, rows.label_off, rows.labels, tree.path_off, tree.path_node,
-                tree.path_slot, n, depth[n], tree.arity, rows.label_weight)
-            *weights, made = sk.train_node(lines, positive, filled, rows.indptr, rows.indices,
-                                           rows.data, args.C, solver, args.maxIter, args.eps,
-                                           args.prune, args.seed * 1000003 + n, w, column_slot,
-                                           line_weight)
-            results[n] = weights
+                node, slot = jobs.pop()
+            seed = args.seed * 1000003 + node.n
+            if slot < 0:  # the whole node
+                targets(node)
+                *weights, made = sk.train_node(
+                    node.lines, node.positive, node.filled, rows.indptr, indices, rows.data,
+                    args.C, solver, args.maxIter, args.eps, args.prune, seed, w, column_slot,
+                    node.line_weight)
+                results[node.n] = sk.in_given_columns(*weights, given)
+                with lock:
+                    passes[0] += made
+                continue
+            with node.lock:  # the first job of the node finds what its slots share
+                if not node.ready:
+                    targets(node)
+                    node.cols = sk.node_columns(node.lines, rows.indptr, indices, column_slot)
+                    node.xnorm2 = sk.squared_norms(node.lines, rows.indptr, rows.data)
+                    node.ready = True
+            part = sk.train_slots(node.lines, rows.indptr, indices, rows.data, node.xnorm2,
+                                  node.cols, True, node.positive, node.filled, slot,
+                                  slot + 1, args.C, solver, args.maxIter, args.eps,
+                                  args.prune, seed, bias_col, w, node.line_weight)
             with lock:
-                passes[0] += made
+                passes[0] += part[3]
+            with node.lock:
+                node.parts[int(np.searchsorted(np.flatnonzero(node.filled), slot))] = part
+                node.left -= 1
+                last = node.left == 0
+            if last:  # the slots' weights in slot order, as one call would give them
+                finish(node, *(np.concatenate([p[i] for p in node.parts]) for i in range(3)))
 
-    run_workers(max(1, min(args.thread, len(todo))), work, control, lambda: None)
+    run_workers(max(1, min(args.thread, len(jobs))), work, control, lambda: None)
     for n, part in (kept or {}).items():
         results[n] = part
     return join_nodes(results)

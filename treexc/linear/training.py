@@ -11,7 +11,8 @@
 3. Every node's classifiers, trained in threads (``node_training``).
 4. With ``-tree learned``, the tree refined by AssignLabels on the
    classifiers' scores, and its nodes retrained (``learned_tree``).
-With ``-ensemble N`` steps 2-4 run N times, seeds ``-seed .. -seed+N-1``,
+With ``-ensemble N`` steps 2-4 run N times, seeds ``-seed .. -seed+N-1``
+(the N k-means trees built at once, one a thread),
 unless the tree is one node (``-leafSize`` at least the labels): then its
 members would be the same one-vs-rest classifiers, and one is trained.
 """
@@ -26,7 +27,7 @@ from ..model_family import LINEAR
 from ..io.sparse_format import TEXT, read_training, sniff
 from ..io.textio import display_name
 from ..planning import GIVEN, Choice
-from ..runtime import SilentReporter
+from ..runtime import SilentReporter, run_workers
 from ..text.label_lines import count_with_label_lines
 from ..text.label_weights import label_weights
 from ..text.token_cache import training_corpus
@@ -140,23 +141,33 @@ def weighted(rows, label_names, args):
 
 
 def train_trees(rows, n_labels, args, reporter):
-    """``-ensemble`` scored trees over ``rows``."""
+    """``-ensemble`` scored trees over ``rows``: the members' k-means trees
+    built at once in threads (each its own seed), then each member's
+    classifiers, in threads too (``node_training``)."""
     t0 = time.monotonic()
     centroids = kk.label_centroids(rows.indptr, rows.indices, rows.data, rows.label_off,
                                    rows.labels, n_labels, rows.n_cols - 1)
-    trees = []
     members = args.ensemble if n_labels > args.leafSize else 1
-    for member in range(members):
-        member_args = replace(args, seed=args.seed + member)
-        t1 = time.monotonic()
-        tree = kmeans_tree(centroids, rows.n_cols - 1, n_labels, args.arity, args.leafSize,
-                           member_args.seed)
+    seeds = [args.seed + member for member in range(members)]
+    kmeans = [None] * members
+    n_threads = max(1, min(args.thread, members))
+
+    def build(t):
+        for member in range(t, members, n_threads):
+            kmeans[member] = kmeans_tree(centroids, rows.n_cols - 1, n_labels, args.arity,
+                                         args.leafSize, seeds[member])
+
+    t1 = time.monotonic()
+    run_workers(n_threads, build, np.zeros(1, dtype=np.int64), lambda: None)
+    reporter.info(f"k-means trees: {members} in {time.monotonic() - t1:.1f} s")
+    trees = []
+    for member, tree in enumerate(kmeans):
+        member_args = replace(args, seed=seeds[member])
         t2 = time.monotonic()
         weights = train_nodes(tree, rows, member_args)
         scored = ScoredTree(tree, weights)
         reporter.info(f"tree {member + 1}/{members}: {tree.n_internal} nodes, "
-                      f"k-means {t2 - t1:.1f} s, classifiers {time.monotonic() - t2:.1f} s, "
-                      f"{weights.nnz} weights")
+                      f"classifiers {time.monotonic() - t2:.1f} s, {weights.nnz} weights")
         if args.tree == "learned":
             scored = refine_tree(scored, rows, member_args, reporter)
         trees.append(scored)
