@@ -23,9 +23,9 @@ from dataclasses import replace
 import numpy as np
 
 from ..errors import TreexcError
-from ..model_family import LINEAR
 from ..io.sparse_format import TEXT, read_training, sniff
 from ..io.textio import display_name
+from ..model_family import LINEAR
 from ..planning import GIVEN, Choice
 from ..runtime import SilentReporter, run_workers
 from ..text.label_lines import count_with_label_lines
