@@ -95,7 +95,7 @@ bench-xmc: install $(XMC_VENV)/.installed
 		--treexc $(BIN)/treexc
 
 # word vectors against fastText 0.9.2: the tables of docs/results/vectors.md
-# (20M tokens: hours on two shared cores; --tokens 2000000 for minutes)
+# (each row's training time is on that page; --tokens 2000000 for minutes)
 bench-vectors: install
 	$(BIN)/python -m pip install -q -e '.[bench-vectors]'
 	$(BIN)/python benchmarks/bench_vectors.py --tokens 20000000 --models skipgram,cbow \
