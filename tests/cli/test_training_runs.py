@@ -170,8 +170,10 @@ def test_old_temporaries_of_another_host_are_removed(small, tmp_path):
 
 def test_ctrl_c_on_a_terminal_restores_the_cursor(big, tmp_path):
     master, slave = pty.openpty()
+    # -epoch 1000: far longer than the wait before the signal, so that on an
+    # idle machine the run cannot end before SIGINT reaches it
     proc = subprocess.Popen(TREEXC + [str(a) for a in train_args(
-        big, tmp_path / "model", "-epoch", "100", "-verbose", "2")],
+        big, tmp_path / "model", "-epoch", "1000", "-verbose", "2")],
         stdout=subprocess.DEVNULL, stderr=slave, env=dict(os.environ, TERM="xterm"))
     os.close(slave)
     shown = b""
