@@ -1,0 +1,242 @@
+"""The ``treexc`` command's entry point: the full command line
+(``cli/main.py``, click), except for a small input to a small linear
+model, which ``test``, ``predict`` and ``predict-prob`` answer here with
+Python alone (``linear/pure.py``), before numpy or click is imported.
+
+Why: numpy's import alone costs about 0.11 s of CPU and click's with the
+commands' options 0.08 s, against some 0.03 s of reading such a model and
+answering a few hundred lines (docs/results/startup.md, "Small inputs
+without numpy").
+
+Taken only for the plain form ``treexc CMD MODEL INPUT [K] [THRESHOLD]``
+(INPUT a regular file that is not gzipped, or ``-`` where standard input
+is one), valid K and THRESHOLD, a model ``linear/pure_file.py`` reads (a
+text-input linear model of one tree, at most 4 MB) and an input within
+:data:`INPUT_LINES` and :data:`INPUT_BYTES`, valid UTF-8 without NUL
+bytes.  Anything else, a flag, ``--help``, an input or a model that is not
+so, runs the full command, which also gives every error its one line: the
+answers are the same either way, to the byte (tests/cli/test_entry.py).
+"""
+
+import gc
+import os
+import stat
+import sys
+
+COMMANDS = ("test", "predict", "predict-prob")
+# the largest input answered here (a test file's labelled lines; pure Python
+# answers a line about 40 us of CPU, numpy's path after its 0.2 s import
+# about 20 us): docs/results/startup.md, "Small inputs without numpy"
+INPUT_LINES = 4000
+INPUT_BYTES = 1 << 20
+# inputs of at most this many bytes are answered by Python alone
+# (linear/pure.py), bigger ones by numpy (linear/firstlines.py): Python costs
+# less to start (no numpy: 0.09 against 0.17 s of CPU for 10 lines of
+# agnews_testonly), numpy less a line (0.05 against 0.23 ms); level at
+# about 450 of its lines, 110 KB (docs/results/startup.md)
+PURE_BYTES = 64 << 10
+GZIP_MAGIC = b"\x1f\x8b"
+
+
+def main():
+    """``treexc``: what ``sys.exit`` gets."""
+    code = small_answer(sys.argv[1:])
+    if code is not None:
+        return code
+    from .main import main as full_command
+
+    return full_command()
+
+
+def small_answer(args):
+    """The exit status of ``treexc ARGS`` answered here, or ``None``: the
+    full command's (nothing written, standard input where it was)."""
+    if not args or args[0] not in COMMANDS or sys.stdout is None:
+        return None
+    positional = _positional(args[0], args[1:])
+    if positional is None:
+        return None
+    model_path, input_path, k, threshold = positional
+    gc.disable()  # a short process: its few objects need no collections
+    try:
+        return _answer(args[0], model_path, input_path, k, threshold)
+    except KeyboardInterrupt:
+        sys.stderr.write("treexc: interrupted\n")
+        return 130
+    finally:
+        gc.enable()
+
+
+def _positional(command, rest):
+    """``(MODEL, INPUT, K, THRESHOLD)`` of the plain form, or ``None``."""
+    if command == "predict" and len(rest) == 1:  # INPUT defaults to standard input
+        if sys.stdin is None or sys.stdin.isatty():
+            return None  # the full command prints its help (usage_if_typing)
+        rest = [rest[0], "-"]
+    if not 2 <= len(rest) <= 4 or rest[0].startswith("-") \
+            or (rest[1].startswith("-") and rest[1] != "-"):
+        return None
+    try:
+        k = int(rest[2]) if len(rest) > 2 else 1  # click's INT and FLOAT
+        threshold = float(rest[3]) if len(rest) > 3 else 0.0
+    except ValueError:
+        return None
+    if (k < 1 and k != -1) or not 0.0 <= threshold <= 1.0:  # check_k_threshold
+        return None
+    return rest[0], rest[1], k, threshold
+
+
+def _answer(command, model_path, input_path, k, threshold):
+    # imported here: the full command needs none of them
+    from ..linear import pure_file
+
+    if not pure_file.linear_text_header(model_path):
+        return None  # an embedding model, another file: the full command's
+    read = _read_input(input_path)
+    if read is None:
+        return None
+    data, rewind = read
+    try:
+        out = None
+        if len(data) <= PURE_BYTES:
+            out = _pure_answer(command, model_path, data, k, threshold)
+        if out is None:
+            out = _numpy_answer(command, model_path, data, k, threshold)
+    except (pure_file.Refused, ArithmeticError, LookupError, ValueError, TypeError,
+            MemoryError, RecursionError):
+        out = None
+    if out is None:
+        rewind()
+        return None
+    return _write(out)
+
+
+def _pure_answer(command, model_path, data, k, threshold):
+    """The answers of Python alone (``linear/pure.py``), or ``None``."""
+    from ..linear import pure, pure_file
+
+    model = pure_file.load(model_path)
+    if model is None:
+        return None
+    if command == "test":
+        return pure.test_output(model, data, k, threshold)
+    return pure.predict_output(model, data, k, threshold, command == "predict-prob")
+
+
+def _numpy_answer(command, model_path, data, k, threshold):
+    """The answers of numpy (``linear/firstlines.py``, as the full command
+    gives them for an input within its rule), or ``None``."""
+    # as cli/main.py: one BLAS thread (numpy starts OpenBLAS's pool on import)
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+    import numpy as np
+
+    from ..errors import TreexcError
+    from ..linear import firstlines
+
+    try:
+        first = firstlines.load(model_path)
+    except TreexcError:
+        return None  # the full command says what is wrong
+    array = np.frombuffer(data, dtype=np.uint8)
+    if not first.answers_at_once(array):
+        return None
+    if command == "test":
+        meter = first.evaluate(array, k, threshold)
+        return (f"N\t{meter.n_examples}\nP@{k}\t{meter.precision():.3g}\n"
+                f"R@{k}\t{meter.recall():.3g}\n").encode()
+    from ..io.answers import format_predictions, label_names
+    from ..io.textio import to_bytes
+
+    answer = first.predict(data, k, threshold)
+    if answer is None:
+        return None
+    return to_bytes(format_predictions(label_names(first.labels), *answer,
+                                       command == "predict-prob"))
+
+
+def _read_input(path):
+    """``(bytes, rewind)`` of a small plain input, or ``None``."""
+    try:
+        if path == "-":
+            fd = 0
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                return None  # a pipe or a terminal: answered as it arrives
+            start = os.lseek(fd, 0, os.SEEK_CUR)
+            if os.fstat(fd).st_size - start > INPUT_BYTES:
+                return None
+            data = _read_all(fd)
+            rewind = lambda: os.lseek(fd, start, os.SEEK_SET)  # noqa: E731
+        else:
+            if not os.path.isfile(path) or os.path.getsize(path) > INPUT_BYTES:
+                return None  # (not opened: a FIFO would wait for a writer)
+            fd = os.open(path, os.O_RDONLY)
+            try:
+                data = _read_all(fd)
+            finally:
+                os.close(fd)
+            rewind = lambda: None  # noqa: E731
+    except OSError:
+        return None
+    if len(data) > INPUT_BYTES or not data or data[:2] == GZIP_MAGIC \
+            or data.count(b"\n") + (not data.endswith(b"\n")) > INPUT_LINES \
+            or b"\0" in data or not _is_utf8(data):
+        rewind()  # the full command warns of NUL bytes and invalid UTF-8
+        return None
+    return data, rewind
+
+
+def _read_all(fd):
+    parts = []
+    while True:
+        part = os.read(fd, INPUT_BYTES + 1)
+        if not part:
+            return b"".join(parts)
+        parts.append(part)
+        if sum(map(len, parts)) > INPUT_BYTES:
+            return b"".join(parts)
+
+
+def _is_utf8(data):
+    try:
+        data.decode("utf-8")
+        return True
+    except UnicodeDecodeError:
+        return False
+
+
+def _write(out):
+    """Write the answers as ``common.write_stdout`` does: a reader gone
+    away is a quiet exit, a failed write one line and status 1."""
+    try:
+        buffer = getattr(sys.stdout, "buffer", None)
+        if buffer is None:
+            return None
+        sys.stdout.flush()
+        rest = memoryview(out)
+        while rest:
+            rest = rest[buffer.write(rest):]
+        buffer.flush()
+    except BrokenPipeError:
+        _silence_stdout()
+        return 0
+    except (OSError, ValueError) as e:
+        _silence_stdout()
+        sys.stderr.write(f"treexc: standard output: cannot write: "
+                         f"{getattr(e, 'strerror', None) or e}\n")
+        return 1
+    gc.freeze()  # nothing for the collections at exit to free (cli/main.py)
+    return 0
+
+
+def _silence_stdout():
+    """``common.silence_stdout``: the flush at exit must not fail again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+    except OSError:
+        return
+    try:
+        os.dup2(devnull, sys.stdout.fileno())
+    except (AttributeError, OSError, ValueError):
+        pass
+    finally:
+        os.close(devnull)
