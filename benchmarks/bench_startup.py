@@ -28,10 +28,10 @@ PYTHONDONTWRITEBYTECODE=1) and written, instead.
 
 ``--small MODEL:TEST`` times the whole `treexc test MODEL TEST` and
 `treexc predict MODEL TEST` of a small linear model (cli/entry.py: Python
-alone up to `entry.PURE_BYTES` bytes, numpy above, no click), against the
+alone within `entry.PURE_BYTES` and `PURE_ARITY`, numpy beyond, no click), against the
 full command line (cli/main.py, click) that ran them before, and each of
 the entry's two ways forced, on the first ``--lines`` lines of TEST: the
-crossover that sets `PURE_BYTES`.
+crossover that sets them.
 
 ``--variant LABEL=DIR[,NAME=VALUE...]`` adds a treexc to time in the same
 interleaved runs (its CLI, on the embedding model): the package in DIR
@@ -96,8 +96,10 @@ print(json.dumps(out))
 # the command line before cli/entry.py: click and the commands' modules first
 FULL_COMMAND = ("import sys; sys.argv = ['treexc'] + sys.argv[1:]; "
                 "from treexc.cli.main import main; sys.exit(main())")
-# cli/entry.py with its rule PURE_BYTES set to argv[1] (0: numpy always)
-ENTRY_WITH = ("import sys; import treexc.cli.entry as e; e.PURE_BYTES = int(sys.argv.pop(1)); "
+# cli/entry.py with its rule's PURE_BYTES and PURE_ARITY set to argv[1] (0:
+# numpy always; inf: Python alone for any one tree)
+ENTRY_WITH = ("import sys; import treexc.cli.entry as e; "
+              "e.PURE_BYTES = e.PURE_ARITY = float(sys.argv.pop(1)); "
               "sys.argv[0] = 'treexc'; sys.exit(e.main())")
 
 
@@ -120,7 +122,7 @@ def small(spec, lines, runs):
             args = [command, model, str(path)]
             cases[(n, command, "treexc")] = [TREEXC] + args
             cases[(n, command, "full command")] = [PYTHON, "-c", FULL_COMMAND] + args
-            cases[(n, command, "pure forced")] = [PYTHON, "-c", ENTRY_WITH, str(1 << 30)] + args
+            cases[(n, command, "pure forced")] = [PYTHON, "-c", ENTRY_WITH, "inf"] + args
             cases[(n, command, "numpy forced")] = [PYTHON, "-c", ENTRY_WITH, "0"] + args
     outs = {}
     for key, cmd in cases.items():  # the same answer every way

@@ -37,13 +37,15 @@ def report():
     sys.stderr.write("imported: " + ",".join(heavy) + "\\n")
 atexit.register(report)
 import treexc.cli.entry as e
-e.PURE_BYTES = int(sys.argv.pop(1))
+rule = sys.argv.pop(1)
+if rule != "default":
+    e.PURE_BYTES = e.PURE_ARITY = float(rule)
 sys.argv[0] = "treexc"
 sys.exit(e.main())
 """
 FULL = ("import sys; sys.argv = ['treexc'] + sys.argv[1:]; "
         "from treexc.cli.main import main; sys.exit(main())")
-PURE, NUMPY = 1 << 30, 0  # PURE_BYTES forcing one way or the other
+PURE, NUMPY = "inf", "0"  # PURE_BYTES and PURE_ARITY forcing one way or the other
 
 
 @pytest.fixture(scope="module")
@@ -72,8 +74,10 @@ def clean_lines():
     return lines
 
 
-def run_entry(args, pure_bytes, stdin=None):
-    r = subprocess.run([sys.executable, "-c", ENTRY, str(pure_bytes), *args], stdin=stdin,
+def run_entry(args, pure, stdin=None):
+    """``treexc ARGS`` by cli/entry.py, PURE_BYTES and PURE_ARITY set to
+    ``pure``: (status, stdout, stderr, the heavy modules imported)."""
+    r = subprocess.run([sys.executable, "-c", ENTRY, str(pure), *args], stdin=stdin,
                        capture_output=True)
     *err, imported = r.stderr.decode().splitlines()
     return r.returncode, r.stdout, "\n".join(err), imported.removeprefix("imported: ")
@@ -133,9 +137,17 @@ def test_small_answers_are_the_full_commands(models, tmp_path):
                 code, out, err, imported = run_entry(args, way)
                 assert (code, out, err) == want, (name, args, way)
                 assert imported == imports, (name, args, way, imported)
-    code, out, _, imported = run_entry(["test", models["default"], str(small)],
-                                       entry.PURE_BYTES)
-    assert code == 0 and imported == "" and small.stat().st_size <= entry.PURE_BYTES
+    # the rule: Python alone for one node of few labels, numpy for a deeper tree
+    few = tmp_path / "few.txt"
+    few.write_text("\n".join(corpus(rng, 300, n_labels=4)) + "\n")
+    treexc.train_supervised(input=str(few), **dict(BASE, arity=8, leafSize=8)).save_model(
+        str(tmp_path / "few.bin"))
+    assert pure_file.root_children(pure_file.linear_text_header(str(tmp_path / "few.bin"))) \
+        <= entry.PURE_ARITY and small.stat().st_size <= entry.PURE_BYTES
+    for path, imports in ((str(tmp_path / "few.bin"), ""), (models["default"], "numpy")):
+        for query in (["test", path, str(small), "2"], ["predict-prob", path, str(small)]):
+            code, out, err, imported = run_entry(query, "default")
+            assert (code, out, err) == run_full(query) and imported == imports, query
     # standard input: a regular file is answered here (and left unread when not)
     with open(small, "rb") as f:
         assert run_entry(["predict", models["default"], "-", "2"], PURE, stdin=f)[1:4:2] \

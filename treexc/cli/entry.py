@@ -19,6 +19,7 @@ answers are the same either way, to the byte (tests/cli/test_entry.py).
 """
 
 import gc
+import math
 import os
 import stat
 import sys
@@ -29,12 +30,18 @@ COMMANDS = ("test", "predict", "predict-prob")
 # about 20 us): docs/results/startup.md, "Small inputs without numpy"
 INPUT_LINES = 4000
 INPUT_BYTES = 1 << 20
-# inputs of at most this many bytes are answered by Python alone
-# (linear/pure.py), bigger ones by numpy (linear/firstlines.py): Python costs
-# less to start (no numpy: 0.09 against 0.17 s of CPU for 10 lines of
-# agnews_testonly), numpy less a line (0.05 against 0.23 ms); level at
-# about 450 of its lines, 110 KB (docs/results/startup.md)
-PURE_BYTES = 64 << 10
+# Python alone (linear/pure.py) answers a model whose tree is one node of at
+# most PURE_ARITY children (its labels) and an input of at most PURE_BYTES
+# bytes; numpy (linear/firstlines.py) the others.  Python costs less to start
+# (no numpy), numpy less a line (bench_startup.py --small, medians of 9, CPU s,
+# docs/results/startup.md): agnews_testonly's one node of 4 labels, 10 lines
+# 0.088 against 0.162, 400 lines (102 KB) 0.174 against 0.193, 803 lines
+# (204 KB) 0.250 against 0.213; cooking's tree of 732 labels (-ensemble 1:
+# arity 32, beam 10) 0.300 against 0.203 already at 100 lines.  A node's
+# margins cost Python about arity products a column: at 8 children the
+# crossover is estimated at half agnews' (270 lines), measured at 4 only.
+PURE_BYTES = 128 << 10
+PURE_ARITY = 8
 GZIP_MAGIC = b"\x1f\x8b"
 
 
@@ -90,7 +97,8 @@ def _answer(command, model_path, input_path, k, threshold):
     # imported here: the full command needs none of them
     from ..linear import pure_file
 
-    if not pure_file.linear_text_header(model_path):
+    header = pure_file.linear_text_header(model_path)
+    if header is None:
         return None  # an embedding model, another file: the full command's
     read = _read_input(input_path)
     if read is None:
@@ -98,7 +106,8 @@ def _answer(command, model_path, input_path, k, threshold):
     data, rewind = read
     try:
         out = None
-        if len(data) <= PURE_BYTES:
+        width = pure_file.root_children(header)  # None: a tree of several nodes
+        if len(data) <= PURE_BYTES and (math.inf if width is None else width) <= PURE_ARITY:
             out = _pure_answer(command, model_path, data, k, threshold)
         if out is None:
             out = _numpy_answer(command, model_path, data, k, threshold)

@@ -109,26 +109,41 @@ def load(path):
 
 
 def linear_text_header(path):
-    """Is ``path`` a treexc linear model of text input, by its checked
-    preamble and header alone (read without the arrays)?"""
+    """The header of ``path`` (its array directory included) if it is a
+    treexc linear model of text input, by its checked preamble and header
+    alone (read without the arrays), else ``None``."""
     try:
         if not os.path.isfile(path):
-            return False
+            return None
         with open(path, "rb") as f:
             preamble = f.read(_PREAMBLE.size)
             if len(preamble) < _PREAMBLE.size:
-                return False
+                return None
             magic, version, header_crc, header_length = _PREAMBLE.unpack(preamble)
             if magic != MAGIC or version not in VERSIONS or header_length > MODEL_BYTES:
-                return False
+                return None
             raw = f.read(header_length)
         if zlib.crc32(raw) != header_crc:
-            return False
+            return None
         header = json.loads(raw.decode("utf-8"))
-        return (isinstance(header, dict) and header.get("kind") == "linear"
-                and header.get("input") == "text")
+        if isinstance(header, dict) and header.get("kind") == "linear" \
+                and header.get("input") == "text":
+            return header
     except (OSError, ValueError, RecursionError, UnicodeError, struct.error):
-        return False
+        pass
+    return None
+
+
+def root_children(header):
+    """How many children the root of a one-node, one-tree model has (its
+    header's array directory says), else ``None``."""
+    try:
+        shape = [a["shape"] for a in header["arrays"] if a["name"] == "t0.children"]
+        if header["n_trees"] == 1 and len(shape) == 1 and shape[0][0] == 1:
+            return int(shape[0][1])
+    except (KeyError, TypeError, IndexError, ValueError):
+        pass
+    return None
 
 
 def _layout(buffer):
