@@ -1,21 +1,26 @@
 """The ``treexc`` command's entry point: the full command line
 (``cli/main.py``, click), except for a small input to a small linear
-model, which ``test``, ``predict`` and ``predict-prob`` answer here with
-Python alone (``linear/pure.py``), before numpy or click is imported.
+model, which ``test``, ``predict`` and ``predict-prob`` answer here
+before click is imported: by Python alone (``linear/pure.py``, no numpy
+either) or by numpy (``linear/firstlines.py``), as :data:`PURE_BYTES` and
+:data:`PURE_ARITY` say.
 
-Why: numpy's import alone costs about 0.11 s of CPU and click's with the
-commands' options 0.08 s, against some 0.03 s of reading such a model and
-answering a few hundred lines (docs/results/startup.md, "Small inputs
-without numpy").
+Why: of the full command's 0.21 s of CPU for 10 lines of
+agnews_testonly, numpy's import is 0.10 s and click with the commands'
+options about 0.05 s; Python alone answers them in 0.09 s, numpy without
+click in 0.16 s (docs/results/startup.md, "Small inputs without numpy or
+click").
 
 Taken only for the plain form ``treexc CMD MODEL INPUT [K] [THRESHOLD]``
 (INPUT a regular file that is not gzipped, or ``-`` where standard input
-is one), valid K and THRESHOLD, a model ``linear/pure_file.py`` reads (a
-text-input linear model of one tree, at most 4 MB) and an input within
-:data:`INPUT_LINES` and :data:`INPUT_BYTES`, valid UTF-8 without NUL
-bytes.  Anything else, a flag, ``--help``, an input or a model that is not
-so, runs the full command, which also gives every error its one line: the
-answers are the same either way, to the byte (tests/cli/test_entry.py).
+is one), valid K and THRESHOLD, a text-input linear model and an input
+within :data:`INPUT_LINES` and :data:`INPUT_BYTES`, valid UTF-8 without
+NUL bytes, which numpy's first answers take (``firstlines.answers_at_once``)
+or Python alone (``linear/pure_file.py``: one tree, at most 4 MB).
+Anything else, a flag, ``--help``, an input or a model that is not so,
+runs the full command, which also gives every error its one line: the
+output and exit status are the same either way, to the byte
+(tests/cli/test_entry.py).
 """
 
 import gc
@@ -25,9 +30,8 @@ import stat
 import sys
 
 COMMANDS = ("test", "predict", "predict-prob")
-# the largest input answered here (a test file's labelled lines; pure Python
-# answers a line about 40 us of CPU, numpy's path after its 0.2 s import
-# about 20 us): docs/results/startup.md, "Small inputs without numpy"
+# the largest input read here (numpy's first answers take at most
+# firstlines.FIRST_LINES lines and FIRST_BYTES bytes of it)
 INPUT_LINES = 4000
 INPUT_BYTES = 1 << 20
 # Python alone (linear/pure.py) answers a model whose tree is one node of at

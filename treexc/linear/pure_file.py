@@ -3,9 +3,9 @@ parts ``linear/pure.py`` answers with, checked as ``stored.read_linear``
 and ``io/modelfile.load`` check them.
 
 Why: ``treexc test`` and ``predict`` of a small linear model on a small
-input spend most of their CPU importing numpy (0.11 s of CPU on the
+input spend most of their CPU importing numpy (0.10 s of CPU on the
 development machine) and click, not answering (docs/results/startup.md,
-"Small inputs without numpy").  This module reads the file with
+"Small inputs without numpy or click").  This module reads the file with
 ``struct``, ``array`` and ``zlib``.
 
 It reads only what it can answer to the bit: a model of text input in the
