@@ -27,11 +27,9 @@ the package's bytecode deleted (compiled at each start, under
 PYTHONDONTWRITEBYTECODE=1) and written, instead.
 
 ``--small MODEL:TEST`` times the whole `treexc test MODEL TEST` and
-`treexc predict MODEL TEST` of a small linear model (cli/entry.py: Python
-alone within `entry.PURE_BYTES` and `PURE_ARITY`, numpy beyond, no click), against the
-full command line (cli/main.py, click) that ran them before, and each of
-the entry's two ways forced, on the first ``--lines`` lines of TEST: the
-crossover that sets them.
+`treexc predict MODEL TEST` of a linear model on the first ``--lines``
+lines of TEST: the command (cli/entry.py: numpy, no click) against the
+full command line (cli/main.py, click).
 
 ``--variant LABEL=DIR[,NAME=VALUE...]`` adds a treexc to time in the same
 interleaved runs (its CLI, on the embedding model): the package in DIR
@@ -96,17 +94,11 @@ print(json.dumps(out))
 # the command line before cli/entry.py: click and the commands' modules first
 FULL_COMMAND = ("import sys; sys.argv = ['treexc'] + sys.argv[1:]; "
                 "from treexc.cli.main import main; sys.exit(main())")
-# cli/entry.py with its rule's PURE_BYTES and PURE_ARITY set to argv[1] (0:
-# numpy always; inf: Python alone for any one tree)
-ENTRY_WITH = ("import sys; import treexc.cli.entry as e; "
-              "e.PURE_BYTES = e.PURE_ARITY = float(sys.argv.pop(1)); "
-              "sys.argv[0] = 'treexc'; sys.exit(e.main())")
-
 
 def small(spec, lines, runs):
     """`treexc test` and `predict` of a small linear model: the entry's
-    answer, the full command's, and the entry's pure Python and numpy ways
-    forced, on the first LINES lines of the test file; medians of CPU s."""
+    answer and the full command's, on the first LINES lines of the test
+    file; medians of CPU s."""
     import tempfile
 
     model, test = spec.split(":")
@@ -122,8 +114,6 @@ def small(spec, lines, runs):
             args = [command, model, str(path)]
             cases[(n, command, "treexc")] = [TREEXC] + args
             cases[(n, command, "full command")] = [PYTHON, "-c", FULL_COMMAND] + args
-            cases[(n, command, "pure forced")] = [PYTHON, "-c", ENTRY_WITH, "inf"] + args
-            cases[(n, command, "numpy forced")] = [PYTHON, "-c", ENTRY_WITH, "0"] + args
     outs = {}
     for key, cmd in cases.items():  # the same answer every way
         outs.setdefault(key[:2], set()).add(run(cmd).out)
@@ -133,7 +123,7 @@ def small(spec, lines, runs):
         for key, cmd in cases.items():
             cpu[key].append(run(cmd).cpu)
     print(f"{runs} runs each, interleaved; load average after: {os.getloadavg()[0]:.1f}")
-    ways = ("treexc", "full command", "pure forced", "numpy forced")
+    ways = ("treexc", "full command")
     print("\n".join(table(["lines", "command"] + [f"{w} CPU s" for w in ways], [
         [f"{n:,}", command] + [f"{statistics.median(cpu[(n, command, w)]):.3f}" for w in ways]
         for n in lines for command in ("test", "predict")])))

@@ -1,22 +1,18 @@
 """The ``treexc`` command's entry point: the full command line
-(``cli/main.py``, click), except for a small input to a small linear
-model, which ``test``, ``predict`` and ``predict-prob`` answer here
-before click is imported: by Python alone (``linear/pure.py``, no numpy
-either) or by numpy (``linear/firstlines.py``), as :data:`PURE_BYTES` and
-:data:`PURE_ARITY` say.
+(``cli/main.py``, click), except for a small input to a linear model,
+which ``test``, ``predict`` and ``predict-prob`` answer here with numpy
+(``linear/firstlines.py``) before click is imported.
 
 Why: of the full command's 0.21 s of CPU for 10 lines of
-agnews_testonly, numpy's import is 0.10 s and click with the commands'
-options about 0.05 s; Python alone answers them in 0.09 s, numpy without
-click in 0.16 s (docs/results/startup.md, "Small inputs without numpy or
-click").
+agnews_testonly, click with the commands' options is about 0.05 s; numpy
+without click answers them in 0.16 s (docs/results/startup.md, "Small
+inputs without click").
 
 Taken only for the plain form ``treexc CMD MODEL INPUT [K] [THRESHOLD]``
 (INPUT a regular file that is not gzipped, or ``-`` where standard input
 is one), valid K and THRESHOLD, a text-input linear model and an input
 within :data:`INPUT_LINES` and :data:`INPUT_BYTES`, valid UTF-8 without
-NUL bytes, which numpy's first answers take (``firstlines.answers_at_once``)
-or Python alone (``linear/pure_file.py``: one tree, at most 4 MB).
+NUL bytes, which numpy's first answers take (``firstlines.answers_at_once``).
 Anything else, a flag, ``--help``, an input or a model that is not so,
 runs the full command, which also gives every error its one line: the
 output and exit status are the same either way, to the byte
@@ -24,7 +20,6 @@ output and exit status are the same either way, to the byte
 """
 
 import gc
-import math
 import os
 import stat
 import sys
@@ -34,18 +29,6 @@ COMMANDS = ("test", "predict", "predict-prob")
 # firstlines.FIRST_LINES lines and FIRST_BYTES bytes of it)
 INPUT_LINES = 4000
 INPUT_BYTES = 1 << 20
-# Python alone (linear/pure.py) answers a model whose tree is one node of at
-# most PURE_ARITY children (its labels) and an input of at most PURE_BYTES
-# bytes; numpy (linear/firstlines.py) the others.  Python costs less to start
-# (no numpy), numpy less a line (bench_startup.py --small, medians of 9, CPU s,
-# docs/results/startup.md): agnews_testonly's one node of 4 labels, 10 lines
-# 0.088 against 0.162, 400 lines (102 KB) 0.174 against 0.193, 803 lines
-# (204 KB) 0.250 against 0.213; cooking's tree of 732 labels (-ensemble 1:
-# arity 32, beam 10) 0.300 against 0.203 already at 100 lines.  A node's
-# margins cost Python about arity products a column: at 8 children the
-# crossover is estimated at half agnews' (270 lines), measured at 4 only.
-PURE_BYTES = 128 << 10
-PURE_ARITY = 8
 GZIP_MAGIC = b"\x1f\x8b"
 
 
@@ -98,42 +81,19 @@ def _positional(command, rest):
 
 
 def _answer(command, model_path, input_path, k, threshold):
-    # imported here: the full command needs none of them
-    from ..linear import pure_file
-
-    header = pure_file.linear_text_header(model_path)
-    if header is None:
-        return None  # an embedding model, another file: the full command's
     read = _read_input(input_path)
     if read is None:
         return None
     data, rewind = read
     try:
-        out = None
-        width = pure_file.root_children(header)  # None: a tree of several nodes
-        if len(data) <= PURE_BYTES and (math.inf if width is None else width) <= PURE_ARITY:
-            out = _pure_answer(command, model_path, data, k, threshold)
-        if out is None:
-            out = _numpy_answer(command, model_path, data, k, threshold)
-    except (pure_file.Refused, ArithmeticError, LookupError, ValueError, TypeError,
-            MemoryError, RecursionError):
+        out = _numpy_answer(command, model_path, data, k, threshold)
+    except (ArithmeticError, LookupError, ValueError, TypeError, MemoryError,
+            RecursionError):
         out = None
     if out is None:
         rewind()
         return None
     return _write(out)
-
-
-def _pure_answer(command, model_path, data, k, threshold):
-    """The answers of Python alone (``linear/pure.py``), or ``None``."""
-    from ..linear import pure, pure_file
-
-    model = pure_file.load(model_path)
-    if model is None:
-        return None
-    if command == "test":
-        return pure.test_output(model, data, k, threshold)
-    return pure.predict_output(model, data, k, threshold, command == "predict-prob")
 
 
 def _numpy_answer(command, model_path, data, k, threshold):
@@ -149,7 +109,7 @@ def _numpy_answer(command, model_path, data, k, threshold):
     try:
         first = firstlines.load(model_path)
     except TreexcError:
-        return None  # the full command says what is wrong
+        return None  # an embedding model, a damaged file: the full command says what it is
     array = np.frombuffer(data, dtype=np.uint8)
     if not first.answers_at_once(array):
         return None
