@@ -26,6 +26,11 @@ everything, so compare rows of one run only.
 the package's bytecode deleted (compiled at each start, under
 PYTHONDONTWRITEBYTECODE=1) and written, instead.
 
+``--small MODEL:TEST`` times the whole `treexc test MODEL TEST` and
+`treexc predict MODEL TEST` of a linear model on the first ``--lines``
+lines of TEST: the command (cli/entry.py: numpy, no click) against the
+full command line (cli/main.py, click).
+
 ``--variant LABEL=DIR[,NAME=VALUE...]`` adds a treexc to time in the same
 interleaved runs (its CLI, on the embedding model): the package in DIR
 (e.g. an older commit unpacked with `git archive COMMIT treexc | tar -x -C
@@ -86,6 +91,44 @@ print(json.dumps(out))
 """
 
 
+# the command line before cli/entry.py: click and the commands' modules first
+FULL_COMMAND = ("import sys; sys.argv = ['treexc'] + sys.argv[1:]; "
+                "from treexc.cli.main import main; sys.exit(main())")
+
+def small(spec, lines, runs):
+    """`treexc test` and `predict` of a small linear model: the entry's
+    answer and the full command's, on the first LINES lines of the test
+    file; medians of CPU s."""
+    import tempfile
+
+    model, test = spec.split(":")
+    folder = Path(tempfile.mkdtemp(prefix="startup-small-"))
+    text = Path(test).read_bytes().splitlines(keepends=True)
+    files = {}
+    for n in lines:
+        files[n] = folder / f"first{n}.txt"
+        files[n].write_bytes(b"".join(text[:n]))
+    cases = {}
+    for n, path in files.items():
+        for command in ("test", "predict"):
+            args = [command, model, str(path)]
+            cases[(n, command, "treexc")] = [TREEXC] + args
+            cases[(n, command, "full command")] = [PYTHON, "-c", FULL_COMMAND] + args
+    outs = {}
+    for key, cmd in cases.items():  # the same answer every way
+        outs.setdefault(key[:2], set()).add(run(cmd).out)
+    assert all(len(v) == 1 for v in outs.values()), "answers differ"
+    cpu = {key: [] for key in cases}
+    for _ in range(runs):
+        for key, cmd in cases.items():
+            cpu[key].append(run(cmd).cpu)
+    print(f"{runs} runs each, interleaved; load average after: {os.getloadavg()[0]:.1f}")
+    ways = ("treexc", "full command")
+    print("\n".join(table(["lines", "command"] + [f"{w} CPU s" for w in ways], [
+        [f"{n:,}", command] + [f"{statistics.median(cpu[(n, command, w)]):.3f}" for w in ways]
+        for n in lines for command in ("test", "predict")])))
+
+
 def trained(treexc, model, flags, env):
     if not model.exists():
         model.parent.mkdir(exist_ok=True)
@@ -122,9 +165,15 @@ def main():
                                         ("--bytecode", False, "time a one-line predict "
                                          "without and with the package's bytecode")])
     p.add_argument("--variant", action="append", default=[], help="LABEL=DIR[,NAME=VALUE...]")
+    p.add_argument("--small", metavar="MODEL:TEST", default=None,
+                   help="time test and predict of a small linear model (cli/entry.py)")
+    p.add_argument("--lines", default="25,100,200,400,803",
+                   help="with --small: the first lines of TEST to answer [25,100,200,400,803]")
     opts = p.parse_args()
     if opts.bytecode:
         return bytecode(opts.runs)
+    if opts.small:
+        return small(opts.small, [int(n) for n in opts.lines.split(",")], opts.runs)
 
     # the package's bytecode, as `make demo` leaves it (Python started with
     # PYTHONDONTWRITEBYTECODE would compile every source at every start)
