@@ -311,12 +311,12 @@ WIDE_NOTE = ("`default`: the {wide}-ary wide root (depth 2, {rebuilds}, `-scorin
              "plan picks without the wide-root rule, the least arity whose square holds the "
              "labels ({arity}) with no depth limit and the mass cap (`-massSlack 1`, so that "
              "a given arity does not fire depth-fit-arity), the same loss, rebuilds and "
-             "scoring. " + LOADED.replace("11-16", "10-14"))
+             "scoring. " + LOADED.replace("11-16", "7-15"))
 ARITY_NOTE = ("`default`: the PLT over the Huffman tree of the learned arity ({arity}, the "
               "least whose square holds the {labels} labels); `arity20`: the paper's 20-ary "
               "tree, the loss given as the one -loss auto picks (`-loss plt`: an arity alone "
               "would make -loss auto choose a tree softmax), so only the arity changes. "
-              + LOADED.replace("11-16", "10-14"))
+              + LOADED.replace("11-16", "7-15"))
 ABLATIONS += (
     {"title": "wide-root and scoring-mean at the embedding model's defaults: gutenberg_books' "
               "every fourth line",
@@ -363,7 +363,7 @@ ABLATIONS += (
               "square holds the 8,737 labels), no depth limit, the mass cap, 1 rebuild; "
               "`arity20`: the paper's 20-ary tree, the loss given as the one -loss auto "
               "picks (`-loss tree`), the same depth, cap and rebuilds. "
-              + LOADED.replace("11-16", "10-14"))},
+              + LOADED.replace("11-16", "7-15"))},
 )
 LM_CONFIGS = ("--config 'floor-200=-arity 200' --config 'nocap=-massSlack 0 -arity 200' "
               "--config 'depth3=-depth 3' --config 'fitted=-arity 130' --config "
