@@ -321,7 +321,7 @@ ABLATIONS += (
     {"title": "wide-root and scoring-mean at the embedding model's defaults: gutenberg_books' "
               "every fourth line",
      "file": "defaults-wide-root-gb4.jsonl", "common": EMBEDDING_COMMON,
-     "version": SHAPE_VERSION,
+     "version": SHAPE_VERSION, "threads": 1,
      "command": "benchmarks/ablate_rules.py --train gb4.train.txt --test "
                 "gutenberg_books.test.txt --common \"-model embedding\" "
                 + WIDE_CONFIGS.format(arity=55) + " --seeds 0,1,2 --threads 1 --out "
@@ -333,7 +333,7 @@ ABLATIONS += (
     {"title": "wide-root and scoring-mean at the embedding model's defaults: the paragraphs' "
               "books",
      "file": "defaults-wide-root-bookpar.jsonl", "common": EMBEDDING_COMMON,
-     "version": SHAPE_VERSION,
+     "version": SHAPE_VERSION, "threads": 1,
      "command": "benchmarks/ablate_rules.py --train bookpar.train.txt --test "
                 "bookpar.test.txt --common \"-model embedding\" "
                 + WIDE_CONFIGS.format(arity=28) + " --seeds 0,1,2 --threads 1 --out "
