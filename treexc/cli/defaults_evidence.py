@@ -301,10 +301,75 @@ ABLATIONS += (
              "here), two of 64 and 50. Compare the CPU seconds."},
 )
 ABLATIONS += (FEW_LINES_ABLATION,)
+SHAPE_VERSION = "0.1.0+4e6ee50"  # wide-root, scoring-mean, learned-arity at the defaults
+WIDE_CONFIGS = ("--config default= --config 'scoring-tree=-scoring tree' --config "
+                "'no-wide-root=-arity {arity} -massSlack 1'")
+WIDE_NOTE = ("`default`: the {wide}-ary wide root (depth 2, {rebuilds}, `-scoring mean`); "
+             "`scoring-tree`: the same training read by the tree alone (`-scoring` is read "
+             "only at prediction: with `-thread 1` and a seed its weights are the default's, "
+             "so the pair compares two readings of one model); `no-wide-root`: the tree the "
+             "plan picks without the wide-root rule, the least arity whose square holds the "
+             "labels ({arity}) with no depth limit and the mass cap (`-massSlack 1`, so that "
+             "a given arity does not fire depth-fit-arity), the same loss, rebuilds and "
+             "scoring. " + LOADED.replace("11-16", "7-15"))
+ARITY_NOTE = ("`default`: the PLT over the Huffman tree of the learned arity ({arity}, the "
+              "least whose square holds the {labels} labels); `arity20`: the paper's 20-ary "
+              "tree, the loss given as the one -loss auto picks (`-loss plt`: an arity alone "
+              "would make -loss auto choose a tree softmax), so only the arity changes. "
+              + LOADED.replace("11-16", "7-15"))
+ABLATIONS += (
+    {"title": "wide-root and scoring-mean at the embedding model's defaults: gutenberg_books' "
+              "every fourth line",
+     "file": "defaults-wide-root-gb4.jsonl", "common": EMBEDDING_COMMON,
+     "version": SHAPE_VERSION, "threads": 1,
+     "command": "benchmarks/ablate_rules.py --train gb4.train.txt --test "
+                "gutenberg_books.test.txt --common \"-model embedding\" "
+                + WIDE_CONFIGS.format(arity=55) + " --seeds 0,1,2 --threads 1 --out "
+                "docs/results/defaults-wide-root-gb4.jsonl",
+     "note": ("gb4.train.txt: gutenberg_books' training file's lines 1, 5, 9, ... (`awk "
+              "'NR%4==1'`: 55,175 lines, 2,956 labels, evenness 0.95, a median of 19 lines "
+              "a label), tested on gutenberg_books.test.txt. ")
+             + WIDE_NOTE.format(wide=592, rebuilds="1 rebuild", arity=55)},
+    {"title": "wide-root and scoring-mean at the embedding model's defaults: the paragraphs' "
+              "books",
+     "file": "defaults-wide-root-bookpar.jsonl", "common": EMBEDDING_COMMON,
+     "version": SHAPE_VERSION, "threads": 1,
+     "command": "benchmarks/ablate_rules.py --train bookpar.train.txt --test "
+                "bookpar.test.txt --common \"-model embedding\" "
+                + WIDE_CONFIGS.format(arity=28) + " --seeds 0,1,2 --threads 1 --out "
+                "docs/results/defaults-wide-root-bookpar.jsonl",
+     "note": ("bookpar: `benchmarks/data/make_book_paragraphs.py --out bookpar` (the book a "
+              "paragraph of gutenberg_lm comes from: 109,730 training lines, 778 labels, "
+              "evenness 0.98, a median of 150 lines a label; not used to choose). ")
+             + WIDE_NOTE.format(wide=156, rebuilds="11 rebuilds", arity=28)},
+    {"title": "learned-arity at the embedding model's defaults: cooking",
+     "file": "defaults-arity-cooking.jsonl", "common": EMBEDDING_COMMON,
+     "version": SHAPE_VERSION,
+     "command": _rules("cooking", EMBEDDING_COMMON, "--config default= --config "
+                       "'arity20=-loss plt -arity 20'", "defaults-arity-cooking.jsonl"),
+     "note": ARITY_NOTE.format(arity=28, labels="732")},
+    {"title": "learned-arity at the embedding model's defaults: debian_tags",
+     "file": "defaults-arity-debian_tags.jsonl", "common": EMBEDDING_COMMON,
+     "version": SHAPE_VERSION,
+     "command": _rules("debian_tags", EMBEDDING_COMMON, "--config default= --config "
+                       "'arity20=-loss plt -arity 20'", "defaults-arity-debian_tags.jsonl"),
+     "note": ARITY_NOTE.format(arity=25, labels="597")},
+    {"title": "learned-arity at the embedding model's defaults: wn_hypernym",
+     "file": "defaults-arity-wn.jsonl", "common": EMBEDDING_COMMON,
+     "version": SHAPE_VERSION,
+     "command": _rules("wn_hypernym", EMBEDDING_COMMON, "--config default= --config "
+                       "'arity20=-loss tree -arity 20'", "defaults-arity-wn.jsonl"),
+     "note": ("`default`: the learned tree softmax of the learned arity (94, the least whose "
+              "square holds the 8,737 labels), no depth limit, the mass cap, 1 rebuild; "
+              "`arity20`: the paper's 20-ary tree, the loss given as the one -loss auto "
+              "picks (`-loss tree`), the same depth, cap and rebuilds. "
+              + LOADED.replace("11-16", "7-15"))},
+)
 LM_CONFIGS = ("--config 'floor-200=-arity 200' --config 'nocap=-massSlack 0 -arity 200' "
               "--config 'depth3=-depth 3' --config 'fitted=-arity 130' --config "
               "'fitted-nocap=-massSlack 0 -arity 92'")
-LM_SMALL_CONFIGS = "--config 'floor-200=-arity 200' --config 'fitted=-arity 129'"
+LM_SMALL_CONFIGS = ("--config 'floor-200=-arity 200' --config 'fitted=-arity 129' "
+                    "--config 'depth3=-depth 3'")
 
 
 def _lm(corpus, configs):
@@ -331,5 +396,7 @@ ABLATIONS += (
      "file": "defaults-lm-small1m.jsonl", "common": "-epoch 1", "version": NOW,
      "command": _lm("small1m", LM_SMALL_CONFIGS),
      "note": LM_CORPUS.format(source="gutenberg_small_lm", words="8,256") + (
-         "Not used to choose: `fitted` (129), the default, against `floor-200`. " + LOADED)},
+         "Not used to choose: `fitted` (129), the default, against `floor-200`; "
+         "`depth3`: three levels (depth-by-vocabulary's other side, measured at "
+         f"{SHAPE_VERSION}). " + LOADED)},
 )

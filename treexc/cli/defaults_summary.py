@@ -118,13 +118,17 @@ SUMMARY = (
          ("1,000 next words", "defaults-budget-next1000.jsonl", "e5 tree", "e5 softmax"))),
     (EMBEDDING, "loss-own", "every set", unablated("the values the loss defines, or that "
                                                    "nothing reads")),
-    (EMBEDDING, "wide-root", "gutenberg_books (the learned tree)", cited(
-        "gutenberg_books 0.289, 0.294 / 0.272, 0.273; its every fourth line 0.097 / 0.090; "
-        "the paragraphs' books 0.401, 0.403 / 0.381, 0.380 (seeds 0 and 1, one thread)",
-        "docs/trees.md, \"A wide root for even, many-lined labels\"")),
-    (EMBEDDING, "learned-arity", "wn_hypernym, cooking, debian_tags", cited(
-        "at -lr 1 -epoch 20 against a 20-ary tree: gutenberg_books +0.02 valid P@1, "
-        "wn_hypernym level; not measured at the defaults", "docs/trees.md")),
+    (EMBEDDING, "wide-root", "gutenberg_books, its every fourth line, the paragraphs' books "
+     "(even, many-lined labels; the learned tree)", measured(
+        ("gutenberg_books' every fourth line", "defaults-wide-root-gb4.jsonl", "default",
+         "no-wide-root"),
+        ("the paragraphs' books (not used to choose)", "defaults-wide-root-bookpar.jsonl",
+         "default", "no-wide-root"))),
+    (EMBEDDING, "learned-arity", "wn_hypernym, cooking, debian_tags", measured(
+        ("cooking, against the paper's 20-ary tree", "defaults-arity-cooking.jsonl",
+         "default", "arity20"),
+        ("debian_tags, the same", "defaults-arity-debian_tags.jsonl", "default", "arity20"),
+        ("wn_hypernym, the same", "defaults-arity-wn.jsonl", "default", "arity20"))),
     (EMBEDDING, "one-node", "agnews_testonly (4 labels)", cited(
         "0.849 / 0.842 against the binary learned tree (medians of seeds 0-19)",
         RULE_EVIDENCE)),
@@ -155,10 +159,12 @@ SUMMARY = (
         "cooking 0.625 / 0.608 against 50 rebuilds (medians of seeds 1-10)",
         "docs/trees.md, \"One rebuild, at the middle of training\"")),
     (EMBEDDING, "no-learned-tree", "every fixed tree", unablated("nothing to rebuild")),
-    (EMBEDDING, "scoring-mean", "gutenberg_books (the learned tree)", cited(
-        "595-ary wide root at -dim 100 0.3130 / 0.2995, at -dim 50 0.3027 / 0.2917 (one "
-        "run each); uneven or few-lined labels lose (wn_hypernym 0.291 / 0.311), where it "
-        "does not fire", "docs/trees.md, \"Two readings of one tree\"")),
+    (EMBEDDING, "scoring-mean", "gutenberg_books, its every fourth line, the paragraphs' "
+     "books (the learned tree)", measured(
+        ("gutenberg_books' every fourth line", "defaults-wide-root-gb4.jsonl", "default",
+         "scoring-tree"),
+        ("the paragraphs' books (not used to choose)", "defaults-wide-root-bookpar.jsonl",
+         "default", "scoring-tree"))),
     (EMBEDDING, "scoring-mean-given", "-scoring mean given", unablated("it reads a flag")),
     (EMBEDDING, "scoring-tree", "every other tree", unablated("the tree's own reading: "
                                                               "scoring-mean's other side")),
@@ -179,8 +185,10 @@ SUMMARY = (
         "0.05 / 0.1, validation perplexity, one epoch: KJV tree 41.46 / 43.15, first 1M "
         "tokens of gutenberg_lm 85.98 / 91.37, of gutenberg_small_lm 95.46 / 100.83",
         "docs/lm.md, \"Learning rate\"")),
-    (LM, "depth-by-vocabulary", "every corpus up to 131,072 words (one corpus measured)", measured(
-        ("first 1M tokens of gutenberg_lm", "defaults-lm-lm1m.jsonl", "fitted", "depth3"),)),
+    (LM, "depth-by-vocabulary", "every corpus up to 131,072 words", measured(
+        ("first 1M tokens of gutenberg_lm", "defaults-lm-lm1m.jsonl", "fitted", "depth3"),
+        ("first 1M tokens of gutenberg_small_lm", "defaults-lm-small1m.jsonl", "fitted",
+         "depth3"))),
     (LM, "depth-fit-arity", "a given -arity", unablated("it reads a flag")),
     (LM, "mass-cap-two-levels", "every two-level tree", measured(
         ("first 1M tokens of gutenberg_lm, the fitted arity (130 / 92)",
