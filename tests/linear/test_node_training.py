@@ -1,6 +1,7 @@
 """Every node classifier of a tree, trained in threads: a big node's slots
 as separate jobs and the columns renumbered by frequency give, to the bit,
-each node's classifiers trained alone on the given columns."""
+each node's classifiers trained alone on the given columns, the root's at
+``-rootMaxIter`` passes."""
 
 from dataclasses import replace
 
@@ -12,7 +13,7 @@ from treexc.linear import solver_kernels as sk
 from treexc.linear import teacher_kernels as tk
 from treexc.linear.features import rows_from_arrays
 from treexc.linear.kmeans_tree import kmeans_tree
-from treexc.linear.node_training import by_frequency, train_nodes
+from treexc.linear.node_training import by_frequency, max_passes, train_nodes
 from treexc.linear.options import SOLVERS, make_linear_args
 
 
@@ -36,8 +37,10 @@ def _problem(seed, n=400, d=300, n_labels=40):
     return rows, tree
 
 
-def _alone(tree, rows, args):
-    """Each node by ``solver_kernels.train_node`` on the given columns, one by one."""
+def _alone(tree, rows, args, root_passes=None):
+    """Each node by ``solver_kernels.train_node`` on the given columns, one
+    by one, at ``-maxIter`` passes (the root, node 0, at ``root_passes``
+    if given)."""
     line_off, node_line = tk.node_lines(rows.label_off, rows.labels, tree.path_off,
                                         tree.path_node, tree.n_internal)
     depth = tree.node_depths()
@@ -48,7 +51,9 @@ def _alone(tree, rows, args):
                                      tree.path_node, tree.path_slot, n, depth[n], tree.arity)
         filled = (tree.children[n] >= 0).astype(np.uint8)
         *part, _ = sk.train_node(lines, positive, filled, rows.indptr, rows.indices, rows.data,
-                                 args.C, SOLVERS.index(args.solver), args.maxIter, args.eps,
+                                 args.C, SOLVERS.index(args.solver),
+                                 root_passes if n == 0 and root_passes else args.maxIter,
+                                 args.eps,
                                  args.prune, args.seed * 1000003 + n,
                                  np.zeros(rows.n_cols), np.full(rows.n_cols, -1, np.int32),
                                  np.zeros((0, 0)))
@@ -58,16 +63,20 @@ def _alone(tree, rows, args):
 
 @pytest.mark.parametrize("solver", ["svm", "lr"])
 @pytest.mark.parametrize("threads", [1, 3])
-def test_split_slots_and_renumbered_columns_give_each_node_alone(solver, threads):
+@pytest.mark.parametrize("root_max_iter", [1, 5, 20])
+def test_split_slots_and_renumbered_columns_give_each_node_alone(solver, threads,
+                                                                 root_max_iter):
     rows, tree = _problem(5)
-    args = make_linear_args(solver=solver, thread=threads, seed=2, prune=0.01)
+    args = make_linear_args(solver=solver, thread=threads, seed=2, prune=0.01,
+                            rootMaxIter=root_max_iter)
     w = train_nodes(tree, rows, args)
     line_off, _ = tk.node_lines(rows.label_off, rows.labels, tree.path_off, tree.path_node,
                                 tree.n_internal)
     split = [n for n in range(tree.n_internal)
              if sk.reads_in_place(line_off[n + 1] - line_off[n], rows.n_rows)]
     assert split == [0]  # the root: one job a slot
-    for n, (cols, entry_off, slots, vals) in enumerate(_alone(tree, rows, args)):
+    alone = _alone(tree, rows, args, min(root_max_iter, args.maxIter))
+    for n, (cols, entry_off, slots, vals) in enumerate(alone):
         a, b = w.node_off[n], w.node_off[n + 1]
         assert w.cols[a:b].tolist() == cols.tolist()
         e0, e1 = w.entry_off[a], w.entry_off[b]
@@ -94,3 +103,39 @@ def test_columns_by_frequency():
     new, given = by_frequency(indices, 6)
     assert given.tolist() == [1, 3, 0, 4, 2, 5]  # by count, ties in column order, bias last
     assert given[new].tolist() == indices.tolist()
+
+
+def test_the_root_passes():
+    args = make_linear_args(maxIter=20, rootMaxIter=5)
+    assert (max_passes(args, True), max_passes(args, False)) == (5, 20)
+    assert max_passes(replace(args, maxIter=3), True) == 3  # -maxIter bounds every node
+    assert max_passes(replace(args, rootMaxIter=50), True) == 20
+
+
+def test_the_root_cap_binds_and_spares_the_other_nodes():
+    """One pass at the root changes its weights and no other node's."""
+    rows, tree = _problem(7)
+    args = make_linear_args(thread=1, seed=1, prune=0.01)
+    capped = train_nodes(tree, rows, replace(args, rootMaxIter=1))
+    full = train_nodes(tree, rows, replace(args, rootMaxIter=args.maxIter))
+
+    def node(w, n):
+        a, b = w.node_off[n], w.node_off[n + 1]
+        return w.cols[a:b].tobytes(), w.vals[w.entry_off[a]:w.entry_off[b]].tobytes()
+
+    assert node(capped, 0) != node(full, 0)
+    assert all(node(capped, n) == node(full, n) for n in range(1, tree.n_internal))
+
+
+def test_a_tree_of_one_node_is_not_capped():
+    """One-vs-rest (the root's children are labels): every classifier at -maxIter."""
+    rows, _ = _problem(3, n_labels=6)
+    centroids = kk.label_centroids(rows.indptr, rows.indices, rows.data, rows.label_off,
+                                   rows.labels, 6, rows.n_cols - 1)
+    tree = kmeans_tree(centroids, rows.n_cols - 1, 6, 8, 25, 0)
+    assert tree.n_internal == 1
+    args = make_linear_args(thread=1, seed=1, prune=0.01)
+    capped = train_nodes(tree, rows, replace(args, rootMaxIter=1))
+    full = train_nodes(tree, rows, replace(args, rootMaxIter=args.maxIter))
+    assert capped.vals.tobytes() == full.vals.tobytes()
+    assert capped.cols.tobytes() == full.cols.tobytes()

@@ -61,12 +61,22 @@ def by_frequency(indices, n_cols):
     return new[indices], given
 
 
+def max_passes(args, root):
+    """The solver's passes at most for a node's classifiers: ``-rootMaxIter``
+    at a ``root`` (a node that most training lines reach, above other
+    nodes: each of its classifiers reads every line, and takes about twice
+    the passes of a deeper node to meet ``-eps``), ``-maxIter`` elsewhere
+    and as a bound."""
+    return min(args.maxIter, args.rootMaxIter) if root else args.maxIter
+
+
 class _Node:
     """What the jobs of one node share: its lines, targets, costs and,
     for a node trained a slot a job, its columns and norms."""
 
-    def __init__(self, n, n_jobs):
+    def __init__(self, n, n_jobs, max_iter):
         self.n = n
+        self.max_iter = max_iter
         self.lock = threading.Lock()
         self.ready = False
         self.parts = [None] * n_jobs
@@ -89,11 +99,15 @@ def train_nodes(tree, rows, args, nodes=None, kept=None):
     jobs = []  # (node state, slot or -1: the whole node)
     for n in todo:
         filled = np.flatnonzero(tree.children[n] >= 0).tolist()
-        if sk.reads_in_place(n_lines[n], rows.n_rows) and len(filled) > 1:
-            node = _Node(n, len(filled))
+        in_place = sk.reads_in_place(n_lines[n], rows.n_rows)
+        # the root of a tree deeper than one node (a tree of one node is
+        # one-vs-rest: its classifiers are the labels')
+        max_iter = max_passes(args, in_place and bool((tree.children[n] >= tree.n_labels).any()))
+        if in_place and len(filled) > 1:
+            node = _Node(n, len(filled), max_iter)
             jobs += [(node, j) for j in filled]
         else:
-            jobs.append((_Node(n, 1), -1))
+            jobs.append((_Node(n, 1, max_iter), -1))
     jobs.reverse()  # popped from the end
     results = [None] * tree.n_internal
     lock = threading.Lock()
@@ -131,7 +145,7 @@ def train_nodes(tree, rows, args, nodes=None, kept=None):
                 targets(node)
                 *weights, made = sk.train_node(
                     node.lines, node.positive, node.filled, rows.indptr, indices, rows.data,
-                    args.C, solver, args.maxIter, args.eps, args.prune, seed, w, column_slot,
+                    args.C, solver, node.max_iter, args.eps, args.prune, seed, w, column_slot,
                     node.line_weight)
                 results[node.n] = sk.in_given_columns(*weights, given)
                 with lock:
@@ -145,7 +159,7 @@ def train_nodes(tree, rows, args, nodes=None, kept=None):
                     node.ready = True
             part = sk.train_slots(node.lines, rows.indptr, indices, rows.data, node.xnorm2,
                                   node.cols, True, node.positive, node.filled, slot,
-                                  slot + 1, args.C, solver, args.maxIter, args.eps,
+                                  slot + 1, args.C, solver, node.max_iter, args.eps,
                                   args.prune, seed, bias_col, w, node.line_weight)
             with lock:
                 passes[0] += part[3]

@@ -62,6 +62,9 @@ class LinearArgs:
                       above=0.0)
     maxIter: int = option(20, "dual coordinate descent passes at most per classifier",
                           at_least=1)
+    rootMaxIter: int = option(5, "passes at most per classifier of a node that most "
+                              "training lines reach (the root; -maxIter if fewer)",
+                              at_least=1)
     eps: float = option(0.1, "stopping tolerance of dual coordinate descent", above=0.0)
     prune: float = option(0.1, "node weights of smaller magnitude are dropped", at_least=0.0)
     beam: int = option(10, "nodes kept per tree level when predicting", at_least=1)
@@ -81,8 +84,8 @@ class LinearArgs:
 
 
 # the options the embedding model does not have (the rest are shared)
-LINEAR_ONLY = ("minDf", "leafSize", "solver", "C", "maxIter", "eps", "prune", "beam", "scorer",
-               "ensemble")
+LINEAR_ONLY = ("minDf", "leafSize", "solver", "C", "maxIter", "rootMaxIter", "eps", "prune",
+               "beam", "scorer", "ensemble")
 
 
 def make_linear_args(**flags):

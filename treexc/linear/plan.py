@@ -5,7 +5,8 @@ the rule that set it (a name of :data:`RULES`, or ``given``) and why.
 
 One rule reads the data: the node classifiers' C, from the label counts of
 the counting pass (:class:`LabelStats`); every other default is
-one value, taken from ``LinearArgs``.  Training trains what
+one value, taken from ``LinearArgs`` (the root's passes, ``-rootMaxIter``,
+among them: a rule of :data:`RULES` without a plan row).  Training trains what
 :meth:`Plan.args` says; ``treexc supervised -plan`` prints the plan; the
 model file keeps it and ``treexc dump model.bin args`` shows it.
 """
@@ -51,6 +52,21 @@ C_1_EVIDENCE = (
     "docs/defaults.md, \"Ablations\"); -C 2 and -C 1.5 lose on cooking and on 100,000 "
     "next words, whose lines have many-lined labels (few-lines)."
 )
+
+# the root's classifiers: one value, LinearArgs' -rootMaxIter (not a plan row)
+ROOT_PASSES_RULE = "root-passes-5"
+ROOT_PASSES_EVIDENCE = (
+    "P@1/P@5 and training CPU s, -rootMaxIter 20 (every node at -maxIter 20) -> 5 -> 3: "
+    "cooking (medians of 3 seeds) 0.697/0.295, 4.28 s -> 0.697/0.294, 3.45 s -> "
+    "0.693/0.294, 3.27 s; wn_hypernym (3 seeds) 0.494/0.140, 73.1 s -> 0.493/0.141, "
+    "49.2 s; gutenberg_books' first 50,000 lines at -C 1 -leafSize 25 (seed 0) "
+    "0.231/0.0679, 147.0 s -> 0.231/0.0675, 96.9 s -> 0.226/0.0663, 74.2 s. Not used to "
+    "choose, seed 0: debian_tags 0.846/0.460, 76.5 s -> 0.843/0.460, 55.8 s; 100,000 "
+    "next words 0.156/0.0646, 75.9 s -> 0.158/0.0653, 48.4 s; agnews_testonly, a tree "
+    "of one node, the same classifiers. The root's classifiers read every line and took "
+    "14.2 passes against 6.8 below it, most of the training; five keep P@1/P@5 within "
+    "0.003 for 19-36% less CPU, three lose 0.004-0.005 P@1 (docs/results/linear.md, "
+    "\"The root's passes\").")
 
 # (plan field, LinearArgs field, rule, why the default, evidence)
 _DEFAULTS = (
@@ -198,6 +214,11 @@ def _rules():
                                for _, f, v in FEW_LINES_SETS), FEW_LINES_EVIDENCE)
         when = f"-{field} not given" + (", otherwise" if name in planned else "")
         yield Rule(rule, name, when, shown(_DEFAULT[field]), (), evidence)
+        if name == "C":  # the node classifiers' other default
+            yield Rule(ROOT_PASSES_RULE, "-rootMaxIter (one value of LinearArgs, not a plan "
+                       "row)", "-rootMaxIter not given; the root of a tree deeper than one "
+                       "node (one that most training lines reach), at most -maxIter",
+                       shown(_DEFAULT["rootMaxIter"]), (), ROOT_PASSES_EVIDENCE)
 
 
 RULES = tuple(_rules())
