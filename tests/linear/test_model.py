@@ -301,3 +301,19 @@ def test_dask_worker_answers_as_predict(work, trained):
     text = b"ball goal\nbread cheese\nsong\n"
     want = ok(["predict-prob", work / "a.bin", "-", "2"], input=text.decode()).stdout
     assert dask.answer_text(str(work / "a.bin"), text, 2, 0.0, True).decode() == want
+
+
+def test_a_file_of_before_the_roots_cap_says_it_had_none(work, trained):
+    """A file whose options lack -rootMaxIter was trained with every node at
+    -maxIter: it loads with rootMaxIter = maxIter, where a new file keeps
+    its own."""
+    def shown(path):
+        lines = ok(["dump", path, "args"]).stdout.splitlines()
+        return dict(line.split(None, 1) for line in lines if "axIter" in line)
+
+    assert shown(work / "a.bin") == {"maxIter": "20", "rootMaxIter": "5"}
+    header, arrays = modelfile.load(str(work / "a.bin"))
+    header["args"].pop("rootMaxIter")
+    header["args"]["maxIter"] = 7
+    modelfile.save(str(work / "before_cap.bin"), header, dict(arrays))
+    assert shown(work / "before_cap.bin") == {"maxIter": "7", "rootMaxIter": "7"}

@@ -158,6 +158,8 @@ def read_linear(path, check_vocabulary, check_tree, loaded=None):
 def _model(header, arrays, check_vocabulary, check_tree):
     args = contents.options(LinearArgs, header["args"])
     args.thread = default_threads()  # not saved: the machine's
+    if "rootMaxIter" not in header["args"]:  # a file of before the root's cap: none
+        args.rootMaxIter = args.maxIter
     try:
         check_fields(args)
     except TreexcError as e:
