@@ -14,6 +14,7 @@ import click
 from ..errors import TreexcError
 from ..io.publish import refuse_special
 from ..options import flag_names, help_text
+from .stdout import silence_stdout
 
 
 class NumberArgsCommand(click.Command):
@@ -111,21 +112,6 @@ def fail(message):
     click.echo(f"treexc: {message}", err=True)
     sys.exit(1)
 
-
-
-def silence_stdout():
-    """Point standard output at /dev/null, so that the flush at exit of what
-    could not be written does not fail again (and print a traceback)."""
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-    except OSError:
-        return
-    try:
-        os.dup2(devnull, sys.stdout.fileno())
-    except (AttributeError, OSError, ValueError):
-        pass
-    finally:
-        os.close(devnull)
 
 
 

@@ -24,6 +24,8 @@ import os
 import stat
 import sys
 
+from .stdout import silence_stdout
+
 COMMANDS = ("test", "predict", "predict-prob")
 # the largest input read here (numpy's first answers take at most
 # firstlines.FIRST_LINES lines and FIRST_BYTES bytes of it)
@@ -190,26 +192,12 @@ def _write(out):
             rest = rest[buffer.write(rest):]
         buffer.flush()
     except BrokenPipeError:
-        _silence_stdout()
+        silence_stdout()
         return 0
     except (OSError, ValueError) as e:
-        _silence_stdout()
+        silence_stdout()
         sys.stderr.write(f"treexc: standard output: cannot write: "
                          f"{getattr(e, 'strerror', None) or e}\n")
         return 1
     gc.freeze()  # nothing for the collections at exit to free (cli/main.py)
     return 0
-
-
-def _silence_stdout():
-    """``common.silence_stdout``: the flush at exit must not fail again."""
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-    except OSError:
-        return
-    try:
-        os.dup2(devnull, sys.stdout.fileno())
-    except (AttributeError, OSError, ValueError):
-        pass
-    finally:
-        os.close(devnull)
