@@ -9,22 +9,12 @@ import sys
 from pathlib import Path
 
 import numpy as np
-import pytest
 
 import treexc
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "linear"))
-from test_linear_first_answers import corpus, probe_lines  # noqa: E402
+from test_linear_first_answers import corpus, models, probe_lines  # noqa: E402,F401
 
-BASE = dict(model="linear", thread=1, seed=3, bucket=3000, arity=3, leafSize=3, ensemble=1)
-MODELS = {
-    "default": dict(),
-    "beam1": dict(beam=1, arity=2, leafSize=2),
-    "sigmoid": dict(scorer="sigmoid", solver="lr", beam=3),
-    "ensemble": dict(ensemble=3, beam=2),
-    "ngrams": dict(wordNgrams=3, bucket=40, minDf=1, arity=4, leafSize=5),
-    "one_node": dict(arity=64, leafSize=64),
-}
 # the entry, reporting at exit which of the heavy modules were imported
 ENTRY = """
 import atexit, sys
@@ -38,19 +28,6 @@ sys.exit(e.main())
 """
 FULL = ("import sys; sys.argv = ['treexc'] + sys.argv[1:]; "
         "from treexc.cli.main import main; sys.exit(main())")
-
-
-@pytest.fixture(scope="module")
-def models(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("entry")
-    rng = np.random.default_rng(4)
-    (folder / "train.txt").write_text("\n".join(corpus(rng, 600)) + "\n")
-    out = {}
-    for name, flags in MODELS.items():
-        treexc.train_supervised(input=str(folder / "train.txt"),
-                                **dict(BASE, **flags)).save_model(str(folder / f"{name}.bin"))
-        out[name] = str(folder / f"{name}.bin")
-    return out
 
 
 def clean_lines():

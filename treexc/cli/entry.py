@@ -107,11 +107,14 @@ def _numpy_answer(command, model_path, data, k, threshold):
 
     from ..errors import TreexcError
     from ..linear import firstlines
+    from ..model_family import LINEAR, model_family
 
+    if model_family(model_path) != LINEAR:  # from the header: the file is not read twice
+        return None
     try:
         first = firstlines.load(model_path)
     except TreexcError:
-        return None  # an embedding model, a damaged file: the full command says what it is
+        return None  # a damaged file: the full command says what is wrong
     array = np.frombuffer(data, dtype=np.uint8)
     if not first.answers_at_once(array):
         return None
