@@ -45,13 +45,35 @@ def _lr_grad_hess(x, y, C):
 
 def _dual(solver, x, y, indptr, indices, data, C):
     xf = data.astype(np.float64).reshape(x.shape)
-    w = np.zeros(x.shape[1])
     state = np.array([12345], dtype=np.uint64)
     lines = np.arange(len(y), dtype=np.int64)
     xnorm2 = (xf * xf).sum(axis=1)
     cost = np.broadcast_to(np.asarray(C, dtype=np.float64), y.shape).copy()
+    if solver is sk.solve_svm:  # one slot of a group, its costs as line weights of C = 1
+        w = np.zeros((x.shape[1], 1))
+        solver(lines, (y > 0).astype(np.uint8)[:, None], np.zeros(1, dtype=np.int64), xnorm2,
+               indptr, indices, data, 1.0, cost[:, None], 20000, 1e-9, w, state)
+        return w[:, 0], xf
+    w = np.zeros(x.shape[1])
     solver(lines, y, xnorm2, indptr, indices, data, cost, 20000, 1e-9, w, state)
     return w, xf
+
+
+def test_svm_slots_solved_together_reach_each_ones_optimum():
+    x, y, indptr, indices, data = _problem(6)
+    xf = data.astype(np.float64).reshape(x.shape)
+    targets = np.stack([y, -y, np.where(x[:, 1] > 0, 1.0, -1.0)], axis=1)
+    positive = np.zeros((len(y), 5), dtype=np.uint8)
+    slots = np.array([0, 2, 4], dtype=np.int64)
+    positive[:, slots] = targets > 0
+    w = np.zeros((x.shape[1], 3))
+    passes = sk.solve_svm(np.arange(len(y), dtype=np.int64), positive, slots,
+                          (xf * xf).sum(axis=1), indptr, indices, data, 0.5, np.zeros((0, 0)),
+                          20000, 1e-9, w, np.array([7], dtype=np.uint64))
+    assert passes >= 3
+    for j in range(3):
+        assert np.allclose(w[:, j], _newton(_svm_grad_hess(xf, targets[:, j], 0.5), x.shape[1]),
+                           atol=1e-5)
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])

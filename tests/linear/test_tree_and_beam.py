@@ -41,12 +41,12 @@ def test_cuts():
 def test_split_sizes_are_exact():
     rng = np.random.default_rng(0)
     off, cols, vals, _ = _random_rows(rng, 50, 20)
-    scratch = [np.zeros(21), np.zeros(21), np.zeros(21, np.uint8)]
+    local = np.full(21, -1, dtype=np.int32)
     items = np.arange(50, dtype=np.int64)
     for n_first in (1, 17, 25, 49):
-        side = kk.balanced_split(items, n_first, off, cols, vals, *scratch, 5, 20)
+        side = kk.balanced_split(items, n_first, off, cols, vals, local, 5, 20)
         assert (side == 0).sum() == n_first
-        assert not scratch[0].any() and not scratch[1].any() and not scratch[2].any()
+        assert (local == -1).all()
 
 
 def _random_weights(rng, tree, n_cols):

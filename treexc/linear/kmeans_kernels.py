@@ -80,40 +80,43 @@ def label_centroids(indptr, indices, data, label_off, labels, n_labels, n_cols):
 
 
 @njit(cache=True, nogil=True)
-def _centroid(items, side, which, off, cols, vals, acc, seen):
-    """``acc`` = the sum of the rows of ``items`` on side ``which``; its
-    norm.  ``seen``: zeroed flags of the columns, left zeroed."""
-    for t in range(len(items)):
-        if side[t] != which:
-            continue
-        r = items[t]
-        for k in range(off[r], off[r + 1]):
-            acc[cols[k]] += vals[k]
-    norm = 0.0
-    for t in range(len(items)):
-        if side[t] != which:
-            continue
-        r = items[t]
-        for k in range(off[r], off[r + 1]):
+def _local_rows(items, off, cols, vals, local):
+    """The rows of ``items`` copied contiguous, their columns numbered
+    ``0..u-1`` in order of first appearance: ``(off, cols, vals, u)``.
+    ``local``: the column count's -1s, handed back as they came."""
+    n = len(items)
+    loff = np.zeros(n + 1, dtype=np.int64)
+    for t in range(n):
+        loff[t + 1] = loff[t] + off[items[t] + 1] - off[items[t]]
+    lcols = np.empty(loff[n], dtype=np.int32)
+    lvals = np.empty(loff[n], dtype=np.float32)
+    u = 0
+    q = 0
+    for t in range(n):
+        for k in range(off[items[t]], off[items[t] + 1]):
             c = cols[k]
-            if not seen[c]:  # each column's square once
-                seen[c] = 1
-                norm += acc[c] * acc[c]
-    for t in range(len(items)):  # only this side's columns were flagged
-        if side[t] != which:
-            continue
-        r = items[t]
-        for k in range(off[r], off[r + 1]):
-            seen[cols[k]] = 0
-    return np.sqrt(norm)
+            if local[c] < 0:
+                local[c] = u
+                u += 1
+            lcols[q] = local[c]
+            lvals[q] = vals[k]
+            q += 1
+    for t in range(n):
+        for k in range(off[items[t]], off[items[t] + 1]):
+            local[cols[k]] = -1
+    return loff, lcols, lvals, u
 
 
 @njit(cache=True, nogil=True)
-def balanced_split(items, n_first, off, cols, vals, acc1, acc2, seen, seed, max_iter):
+def balanced_split(items, n_first, off, cols, vals, local, seed, max_iter):
     """Sides (0 or 1, int8) of ``items`` (rows of the PIFA matrix), exactly
     ``n_first`` on side 0, by balanced spherical 2-means from two random
-    items.  ``acc1``/``acc2`` (float64) and ``seen`` (uint8): zeroed
-    scratch of the column count, left zeroed."""
+    items.  ``local``: int32 scratch of the column count, all -1, left so.
+
+    The items' rows are copied first with their columns renumbered to the
+    ones they use, so that a deep split's centroids fit the cache; the two
+    sides' sums sit side by side (column ``c`` of side ``s`` at
+    ``2 * c + s``), one cache line for both in the scores."""
     n = len(items)
     side = np.ones(n, dtype=np.int8)
     if n_first >= n or n_first <= 0:
@@ -129,23 +132,42 @@ def balanced_split(items, n_first, off, cols, vals, acc1, acc2, seen, seed, max_
     side[:] = 2  # neither: only the two seeds count in the first centroids
     side[a] = 0
     side[b] = 1
+    loff, lcols, lvals, u = _local_rows(items, off, cols, vals, local)
+    acc = np.zeros(2 * u, dtype=np.float64)
+    seen = np.zeros(2 * u, dtype=np.int32)  # the pass a side's column was last squared in
     score = np.empty(n, dtype=np.float64)
     for it in range(max_iter):
-        norm1 = _centroid(items, side, 0, off, cols, vals, acc1, seen)
-        norm2 = _centroid(items, side, 1, off, cols, vals, acc2, seen)
+        for t in range(n):  # each side's sums, in item order
+            s = side[t]
+            if s == 2:
+                continue
+            for q in range(loff[t], loff[t + 1]):
+                acc[2 * lcols[q] + s] += lvals[q]
+        norm1 = 0.0
+        norm2 = 0.0
+        for t in range(n):  # each column's square once a side, in order of first appearance
+            s = side[t]
+            if s == 2:
+                continue
+            for q in range(loff[t], loff[t + 1]):
+                j = 2 * lcols[q] + s
+                if seen[j] != it + 1:
+                    seen[j] = it + 1
+                    if s == 0:
+                        norm1 += acc[j] * acc[j]
+                    else:
+                        norm2 += acc[j] * acc[j]
+        norm1 = np.sqrt(norm1)
+        norm2 = np.sqrt(norm2)
         inv1 = 1.0 / norm1 if norm1 > 0.0 else 0.0
         inv2 = 1.0 / norm2 if norm2 > 0.0 else 0.0
         for t in range(n):
-            r = items[t]
             s = 0.0
-            for k in range(off[r], off[r + 1]):
-                s += vals[k] * (acc1[cols[k]] * inv1 - acc2[cols[k]] * inv2)
+            for q in range(loff[t], loff[t + 1]):
+                j = 2 * lcols[q]
+                s += lvals[q] * (acc[j] * inv1 - acc[j + 1] * inv2)
             score[t] = s
-        for t in range(n):  # clear the scratch
-            r = items[t]
-            for k in range(off[r], off[r + 1]):
-                acc1[cols[k]] = 0.0
-                acc2[cols[k]] = 0.0
+        acc[:] = 0.0
         order = np.argsort(-score, kind="mergesort")  # ties: item order
         changed = it == 0
         for q in range(n):

@@ -39,9 +39,7 @@ def cuts(n_labels, arity, leaf_size):
 class _Splitter:
     def __init__(self, centroids, n_cols, seed):
         self.off, self.cols, self.vals = centroids
-        self.acc1 = np.zeros(n_cols + 1, dtype=np.float64)
-        self.acc2 = np.zeros(n_cols + 1, dtype=np.float64)
-        self.seen = np.zeros(n_cols + 1, dtype=np.uint8)
+        self.local = np.full(n_cols + 1, -1, dtype=np.int32)
         self.seed = seed
         self.calls = 0
 
@@ -53,9 +51,8 @@ class _Splitter:
         first = k // 2
         n_first = round(len(items) * first / k)
         self.calls += 1
-        side = kk.balanced_split(items, n_first, self.off, self.cols, self.vals, self.acc1,
-                                 self.acc2, self.seen, self.seed * 1000003 + self.calls,
-                                 SPLIT_ITERATIONS)
+        side = kk.balanced_split(items, n_first, self.off, self.cols, self.vals, self.local,
+                                 self.seed * 1000003 + self.calls, SPLIT_ITERATIONS)
         return (self.parts(items[side == 0], first)
                 + self.parts(items[side == 1], k - first))
 

@@ -4,13 +4,14 @@ The nodes are independent once the tree is fixed (each is trained on the
 lines that reach it, ``teacher_kernels``), so worker threads
 (``runtime.run_workers``) take jobs from one queue, the largest first,
 and run ``solver_kernels`` without the GIL.  A node read in place (one
-holding most lines: the root) is one job a slot, so that its classifiers,
-most of the training, spread over the threads instead of leaving one
-thread alone with it at the end; its columns and norms are found once,
-by the first thread to reach it.  Each slot draws its random order from
-its node's seed and its own number, so the weights are the same whatever
-thread trains it and in whatever order: ``-thread N`` gives the same
-model as ``-thread 1``.
+holding most lines: the root) is one job a group of slots (the SVM
+solves a group's slots at once, ``solver_kernels.SLOT_GROUP``), so that
+its classifiers, most of the training, spread over the threads instead of
+leaving one thread alone with it at the end; its columns and norms are
+found once, by the first thread to reach it.  Each group draws its random
+orders from its node's seed and its first slot, so the weights are the
+same whatever thread trains it and in whatever order: ``-thread N`` gives
+the same model as ``-thread 1``.
 
 The solvers read the rows with the columns renumbered by document
 frequency, the most frequent first (:func:`by_frequency`): the weights a
@@ -72,15 +73,16 @@ def max_passes(args, root):
 
 class _Node:
     """What the jobs of one node share: its lines, targets, costs and,
-    for a node trained a slot a job, its columns and norms."""
+    for a node trained a group of slots a job, its columns and norms."""
 
-    def __init__(self, n, n_jobs, max_iter):
+    def __init__(self, n, groups, max_iter):
         self.n = n
+        self.groups = groups  # its jobs' first slots (-1: the whole node)
         self.max_iter = max_iter
         self.lock = threading.Lock()
         self.ready = False
-        self.parts = [None] * n_jobs
-        self.left = n_jobs
+        self.parts = [None] * len(groups)
+        self.left = len(groups)
 
 
 def train_nodes(tree, rows, args, nodes=None, kept=None):
@@ -96,18 +98,19 @@ def train_nodes(tree, rows, args, nodes=None, kept=None):
     cost = n_lines[todo] * (tree.children[todo] >= 0).sum(axis=1)
     todo = todo[np.argsort(-cost, kind="stable")].tolist()
     indices, given = by_frequency(rows.indices, rows.n_cols)
-    jobs = []  # (node state, slot or -1: the whole node)
+    jobs = []  # (node state, a group's first slot or -1: the whole node)
     for n in todo:
         filled = np.flatnonzero(tree.children[n] >= 0).tolist()
         in_place = sk.reads_in_place(n_lines[n], rows.n_rows)
         # the root of a tree deeper than one node (a tree of one node is
         # one-vs-rest: its classifiers are the labels')
         max_iter = max_passes(args, in_place and bool((tree.children[n] >= tree.n_labels).any()))
-        if in_place and len(filled) > 1:
-            node = _Node(n, len(filled), max_iter)
-            jobs += [(node, j) for j in filled]
+        groups = sorted({j - j % sk.SLOT_GROUP for j in filled})
+        if in_place and len(groups) > 1:
+            node = _Node(n, groups, max_iter)
+            jobs += [(node, g) for g in groups]
         else:
-            jobs.append((_Node(n, 1, max_iter), -1))
+            jobs.append((_Node(n, [-1], max_iter), -1))
     jobs.reverse()  # popped from the end
     results = [None] * tree.n_internal
     lock = threading.Lock()
@@ -159,12 +162,13 @@ def train_nodes(tree, rows, args, nodes=None, kept=None):
                     node.ready = True
             part = sk.train_slots(node.lines, rows.indptr, indices, rows.data, node.xnorm2,
                                   node.cols, True, node.positive, node.filled, slot,
-                                  slot + 1, args.C, solver, node.max_iter, args.eps,
-                                  args.prune, seed, bias_col, w, node.line_weight)
+                                  min(slot + sk.SLOT_GROUP, len(node.filled)), args.C,
+                                  solver, node.max_iter, args.eps, args.prune, seed, bias_col,
+                                  w, node.line_weight)
             with lock:
                 passes[0] += part[3]
             with node.lock:
-                node.parts[int(np.searchsorted(np.flatnonzero(node.filled), slot))] = part
+                node.parts[node.groups.index(slot)] = part
                 node.left -= 1
                 last = node.left == 0
             if last:  # the slots' weights in slot order, as one call would give them

@@ -7,7 +7,9 @@ the slot.  Each is an L2-regularised linear model solved in the dual by
 coordinate descent (Hsieh et al. 2008, LIBLINEAR):
 
 * ``svm``: the L2-loss (squared hinge) SVM, ``min_w 1/2 |w|^2 + C sum
-  max(0, 1 - y w.x)^2``; the dual's coordinate step is closed-form.
+  max(0, 1 - y w.x)^2``; the dual's coordinate step is closed-form.  The
+  slots of a group are solved side by side, each line read once a pass
+  for all of them (``solve_svm``).
 * ``lr``: logistic regression, ``min_w 1/2 |w|^2 + C sum log(1 + exp(-y
   w.x))``; the dual's coordinate step is a few Newton steps on one
   variable kept inside ``(0, C)`` (Yu, Huang & Lin 2011).
@@ -33,6 +35,9 @@ from ..array_kernels import grown
 
 SOLVER_SVM = 0
 SOLVER_LR = 1
+# the SVM's slots solved together (solve_svm): at the root a group's weights
+# are the columns x 16 float64 (147 MB over 1.1M columns)
+SLOT_GROUP = 16
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -68,53 +73,102 @@ def _axpy(w, a, indptr, indices, data, i):
 
 
 @njit(cache=True, nogil=True)
-def solve_svm(lines, y, xnorm2, indptr, indices, data, cost, max_iter, eps, w, state):
-    """L2-loss SVM dual CD on the rows ``lines`` (labels ``y`` = +-1, costs
-    ``cost``: each line's ``C_i``) into ``w`` (zero on entry, indexed by
-    column), with LIBLINEAR's shrinking
-    (a variable at its bound whose gradient points outwards beyond the
-    last pass's range leaves the active set until the end); returns the
-    passes made."""
+def solve_svm(lines, positive, slots, xnorm2, indptr, indices, data, C, line_weight, max_iter,
+              eps, W, state):
+    """L2-loss SVM dual CD of the classifiers of ``slots`` at once, on the
+    rows ``lines`` (line ``s`` positive for slot ``j`` where ``positive[s,
+    j]``; its cost ``C``, times ``line_weight[s, j]`` unless that is
+    empty), into ``W`` (zero on entry, a row a column, a column a slot of
+    ``slots``), with LIBLINEAR's shrinking (a variable at its bound whose
+    gradient points outwards beyond the last pass's range leaves its
+    slot's active set until the end).  Each slot is its own problem; they
+    share the order of each pass, so that one read of a line and of its
+    columns' rows of ``W`` serves every slot (the root's weights span
+    every column, and a slot at a time missed the cache on most reads).
+    A slot stops when it converges or after ``max_iter`` passes; returns
+    the passes of all slots."""
     n = len(lines)
-    alpha = np.zeros(n, dtype=np.float64)
-    diag = 0.5 / cost
+    S = len(slots)
+    weighted = line_weight.shape[0] > 0
+    alpha = np.zeros((n, S), dtype=np.float64)
+    active = np.ones((n, S), dtype=np.uint8)
+    n_active = np.full(S, n, dtype=np.int64)
+    live = np.ones(S, dtype=np.uint8)
+    passes = np.zeros(S, dtype=np.int64)
+    pg_max_old = np.full(S, np.inf)
+    pg_max = np.empty(S)
+    pg_min = np.empty(S)
+    d = np.empty(S)
+    delta = np.empty(S)
     order = np.arange(n)
-    active = n
-    pg_max_old, pg_min_old = np.inf, -np.inf
-    it = 0
-    while it < max_iter:
-        _shuffle(order[:active], state)
-        pg_max, pg_min = -np.inf, np.inf
-        t = 0
-        while t < active:
+    n_live = S if max_iter > 0 else 0
+    while n_live > 0:
+        _shuffle(order, state)
+        pg_max[:] = -np.inf
+        pg_min[:] = np.inf
+        for t in range(n):
             s = order[t]
+            todo = False
+            for j in range(S):
+                if live[j] and active[s, j]:
+                    todo = True
+                    break
+            if not todo:
+                continue
             i = lines[s]
-            g = y[s] * _dot(w, indptr, indices, data, i) - 1.0 + diag[s] * alpha[s]
-            pg = g
-            if alpha[s] == 0.0:
-                if g > pg_max_old:  # at the bound and staying there: shrink
-                    active -= 1
-                    order[t], order[active] = order[active], order[t]
+            d[:] = 0.0
+            for k in range(indptr[i], indptr[i + 1]):
+                c = indices[k]
+                v = data[k]
+                for j in range(S):
+                    d[j] += W[c, j] * v
+            moved = False
+            for j in range(S):
+                delta[j] = 0.0
+                if not (live[j] and active[s, j]):
                     continue
-                if g > 0.0:
-                    pg = 0.0
-            pg_max = max(pg_max, pg)
-            pg_min = min(pg_min, pg)
-            if abs(pg) > 1e-12:
-                old = alpha[s]
-                alpha[s] = max(old - g / (xnorm2[s] + diag[s]), 0.0)
-                _axpy(w, (alpha[s] - old) * y[s], indptr, indices, data, i)
-            t += 1
-        it += 1
-        if pg_max - pg_min <= eps:
-            if active == n:
-                break
-            active = n  # converged on the active set: check them all once more
-            pg_max_old, pg_min_old = np.inf, -np.inf
-            continue
-        pg_max_old = pg_max if pg_max > 0.0 else np.inf
-        pg_min_old = pg_min if pg_min < 0.0 else -np.inf
-    return it
+                y = 1.0 if positive[s, slots[j]] else -1.0
+                diag = 0.5 / (C * line_weight[s, slots[j]] if weighted else C)
+                g = y * d[j] - 1.0 + diag * alpha[s, j]
+                pg = g
+                if alpha[s, j] == 0.0:
+                    if g > pg_max_old[j]:  # at the bound and staying there: shrink
+                        active[s, j] = 0
+                        n_active[j] -= 1
+                        continue
+                    if g > 0.0:
+                        pg = 0.0
+                pg_max[j] = max(pg_max[j], pg)
+                pg_min[j] = min(pg_min[j], pg)
+                if abs(pg) > 1e-12:
+                    old = alpha[s, j]
+                    alpha[s, j] = max(old - g / (xnorm2[s] + diag), 0.0)
+                    delta[j] = (alpha[s, j] - old) * y
+                    moved = True
+            if moved:
+                for k in range(indptr[i], indptr[i + 1]):
+                    c = indices[k]
+                    v = data[k]
+                    for j in range(S):
+                        W[c, j] += delta[j] * v
+        for j in range(S):
+            if not live[j]:
+                continue
+            passes[j] += 1
+            if pg_max[j] - pg_min[j] <= eps:
+                if n_active[j] == n:
+                    live[j] = 0
+                else:  # converged on the active set: check them all once more
+                    active[:, j] = 1
+                    n_active[j] = n
+                    pg_max_old[j] = np.inf
+            else:
+                pg_max_old[j] = pg_max[j] if pg_max[j] > 0.0 else np.inf
+            if live[j] and passes[j] >= max_iter:
+                live[j] = 0
+            if not live[j]:
+                n_live -= 1
+    return passes.sum()
 
 
 @njit(cache=True, nogil=True)
@@ -247,18 +301,28 @@ def node_rows(lines, cols, indptr, indices, data, column_slot):
 
 
 @njit(cache=True, nogil=True)
+def slot_groups(first, last):
+    """The groups of slots ``first .. last - 1`` solved together: runs of
+    ``SLOT_GROUP`` slot numbers (a node's slots split alike in any call)."""
+    return np.arange(first - first % SLOT_GROUP, last, SLOT_GROUP)
+
+
+@njit(cache=True, nogil=True)
 def train_slots(rows_at, ptr, idx, val, xnorm2, cols, in_place, positive, filled, first,
                 last, C, solver, max_iter, eps, prune, seed, bias_col, w, line_weight):
-    """Slots ``first .. last - 1`` of one node (those ``filled``): each
-    slot's classifier on the rows ``rows_at`` of ``(ptr, idx, val)`` (the
-    rows in place, columns as ``cols`` numbers them, when ``in_place``;
-    else the node's copy, ``node_rows``), ``positive[s, j]`` whether line
-    ``s`` is positive for slot ``j``, ``line_weight`` as ``train_node``'s.
-    Each slot draws its order from ``seed`` and its own number, so a slot
-    trains alike in whatever call.  ``w`` (float64, zero): scratch, as long
-    as the columns in place or the node's columns, left as found.  Returns
-    the kept weights ``(places, slots, vals, passes)``, slot by slot, each
-    slot's places ascending."""
+    """Slots ``first .. last - 1`` of one node (those ``filled``; ``first``
+    and ``last`` at group bounds, :func:`slot_groups`, or the node's
+    last slot): each slot's classifier on the rows ``rows_at`` of ``(ptr,
+    idx, val)`` (the rows in place, columns as ``cols`` numbers them, when
+    ``in_place``; else the node's copy, ``node_rows``), ``positive[s, j]``
+    whether line ``s`` is positive for slot ``j``, ``line_weight`` as
+    ``train_node``'s.  The SVM solves a group's slots at once
+    (:func:`solve_svm`), drawing its orders from ``seed`` and the group's
+    first slot; logistic regression a slot at a time, from the slot's own
+    number: a slot trains alike in whatever call.  ``w`` (float64, zero):
+    scratch, as long as the columns in place or the node's columns, left
+    as found.  Returns the kept weights ``(places, slots, vals, passes)``,
+    slot by slot, each slot's places ascending."""
     n = len(rows_at)
     m = len(cols)
     kept_place = np.empty(64, dtype=np.int32)
@@ -270,34 +334,44 @@ def train_slots(rows_at, ptr, idx, val, xnorm2, cols, in_place, positive, filled
     weighted = line_weight.shape[0] > 0
     state = np.empty(1, dtype=np.uint64)
     passes = 0
-    for j in range(first, last):
-        if not filled[j]:
+    for g0 in slot_groups(first, last):
+        group = np.flatnonzero(filled[max(g0, first):min(g0 + SLOT_GROUP, last)]) \
+            + max(g0, first)
+        if len(group) == 0:
             continue
-        for s in range(n):
-            y[s] = 1.0 if positive[s, j] else -1.0
-            if weighted:
-                cost[s] = C * line_weight[s, j]
-        state[0] = np.uint64(seed) * np.uint64(0x9E3779B97F4A7C15) + np.uint64(2 * j + 1)
-        if solver == SOLVER_LR:
-            passes += solve_lr(rows_at, y, xnorm2, ptr, idx, val, cost, max_iter, eps, w,
-                               state)
-        else:
-            passes += solve_svm(rows_at, y, xnorm2, ptr, idx, val, cost, max_iter, eps, w,
-                                state)
-        for q in range(m):
-            c = cols[q]
-            at = c if in_place else q
-            v = w[at]
-            w[at] = 0.0
-            if abs(v) >= prune or (c == bias_col and v != 0.0):
-                if n_kept == len(kept_place):
-                    kept_place = grown(kept_place, 2 * len(kept_place))
-                    kept_slot = grown(kept_slot, 2 * len(kept_slot))
-                    kept_val = grown(kept_val, 2 * len(kept_val))
-                kept_place[n_kept] = q
-                kept_slot[n_kept] = j
-                kept_val[n_kept] = v
-                n_kept += 1
+        W = np.zeros((len(w) if solver == SOLVER_SVM else 0, len(group)), dtype=np.float64)
+        if solver == SOLVER_SVM:
+            state[0] = np.uint64(seed) * np.uint64(0x9E3779B97F4A7C15) + np.uint64(2 * g0 + 1)
+            passes += solve_svm(rows_at, positive, group, xnorm2, ptr, idx, val, C,
+                                line_weight, max_iter, eps, W, state)
+        for jj in range(len(group)):
+            j = group[jj]
+            if solver == SOLVER_LR:
+                for s in range(n):
+                    y[s] = 1.0 if positive[s, j] else -1.0
+                    if weighted:
+                        cost[s] = C * line_weight[s, j]
+                state[0] = np.uint64(seed) * np.uint64(0x9E3779B97F4A7C15) \
+                    + np.uint64(2 * j + 1)
+                passes += solve_lr(rows_at, y, xnorm2, ptr, idx, val, cost, max_iter, eps,
+                                   w, state)
+            for q in range(m):
+                c = cols[q]
+                at = c if in_place else q
+                if solver == SOLVER_LR:
+                    v = w[at]
+                    w[at] = 0.0
+                else:
+                    v = W[at, jj]
+                if abs(v) >= prune or (c == bias_col and v != 0.0):
+                    if n_kept == len(kept_place):
+                        kept_place = grown(kept_place, 2 * len(kept_place))
+                        kept_slot = grown(kept_slot, 2 * len(kept_slot))
+                        kept_val = grown(kept_val, 2 * len(kept_val))
+                    kept_place[n_kept] = q
+                    kept_slot[n_kept] = j
+                    kept_val[n_kept] = v
+                    n_kept += 1
     return kept_place[:n_kept].copy(), kept_slot[:n_kept].copy(), kept_val[:n_kept].copy(), \
         passes
 
