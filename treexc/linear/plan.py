@@ -95,7 +95,7 @@ _DEFAULTS = (
      "0.4855/0.1404 against 0.4798/0.1366 for 1.4 times the training CPU (64.7 against "
      "44.9 s; few-lines widens them where labels have few lines); on gutenberg_books "
      "leaves of 100 would cost about 2.2 times the "
-     "classifier work, where the default's training already exceeds PECOS's; one tree of "
+     "classifier work; one tree of "
      "leaves of 400 scored 0.7019/0.2947 on cooking but took 2.7 times the training on "
      "wn_hypernym (docs/results/linear.md, \"The tree's shape\"; docs/defaults.md, "
      "\"Ablations\": cooking medians of 3 seeds, wn_hypernym seed 0)."),
