@@ -301,7 +301,7 @@ ABLATIONS += (
              "here), two of 64 and 50. Compare the CPU seconds."},
 )
 ABLATIONS += (FEW_LINES_ABLATION,)
-SHAPE_VERSION = "0.1.0+4e6ee50"  # wide-root, scoring-mean, learned-arity at the defaults
+SHAPE_VERSION = "0.1.0+4e6ee50"  # wide-root, scoring-mean, arity-20 at the defaults
 WIDE_CONFIGS = ("--config default= --config 'scoring-tree=-scoring tree' --config "
                 "'no-wide-root=-arity {arity} -massSlack 1'")
 WIDE_NOTE = ("`default`: the {wide}-ary wide root (depth 2, {rebuilds}, `-scoring mean`); "
@@ -312,11 +312,12 @@ WIDE_NOTE = ("`default`: the {wide}-ary wide root (depth 2, {rebuilds}, `-scorin
              "labels ({arity}) with no depth limit and the mass cap (`-massSlack 1`, so that "
              "a given arity does not fire depth-fit-arity), the same loss, rebuilds and "
              "scoring. " + LOADED.replace("11-16", "7-15"))
-ARITY_NOTE = ("`default`: the PLT over the Huffman tree of the learned arity ({arity}, the "
-              "least whose square holds the {labels} labels); `arity20`: the paper's 20-ary "
-              "tree, the loss given as the one -loss auto picks (`-loss plt`: an arity alone "
-              "would make -loss auto choose a tree softmax), so only the arity changes. "
-              + LOADED.replace("11-16", "7-15"))
+ARITY_NOTE = ("`default`: the plan at the version measured, the PLT over the Huffman tree "
+              "of the sqrt(labels) arity ({arity}, the least whose square holds the {labels} "
+              "labels); `arity20`: the paper's 20-ary tree, the loss given as the one -loss "
+              "auto picks (`-loss plt`: an arity alone would make -loss auto choose a tree "
+              "softmax), so only the arity changes: what arity-20 plans now, field for "
+              "field. " + LOADED.replace("11-16", "7-15"))
 ABLATIONS += (
     {"title": "wide-root and scoring-mean at the embedding model's defaults: gutenberg_books' "
               "every fourth line",
@@ -342,27 +343,28 @@ ABLATIONS += (
               "paragraph of gutenberg_lm comes from: 109,730 training lines, 778 labels, "
               "evenness 0.98, a median of 150 lines a label; not used to choose). ")
              + WIDE_NOTE.format(wide=156, rebuilds="11 rebuilds", arity=28)},
-    {"title": "learned-arity at the embedding model's defaults: cooking",
+    {"title": "arity-20 at the embedding model's defaults: cooking",
      "file": "defaults-arity-cooking.jsonl", "common": EMBEDDING_COMMON,
      "version": SHAPE_VERSION,
      "command": _rules("cooking", EMBEDDING_COMMON, "--config default= --config "
                        "'arity20=-loss plt -arity 20'", "defaults-arity-cooking.jsonl"),
      "note": ARITY_NOTE.format(arity=28, labels="732")},
-    {"title": "learned-arity at the embedding model's defaults: debian_tags",
+    {"title": "arity-20 at the embedding model's defaults: debian_tags",
      "file": "defaults-arity-debian_tags.jsonl", "common": EMBEDDING_COMMON,
      "version": SHAPE_VERSION,
      "command": _rules("debian_tags", EMBEDDING_COMMON, "--config default= --config "
                        "'arity20=-loss plt -arity 20'", "defaults-arity-debian_tags.jsonl"),
      "note": ARITY_NOTE.format(arity=25, labels="597")},
-    {"title": "learned-arity at the embedding model's defaults: wn_hypernym",
+    {"title": "arity-20 at the embedding model's defaults: wn_hypernym",
      "file": "defaults-arity-wn.jsonl", "common": EMBEDDING_COMMON,
      "version": SHAPE_VERSION,
      "command": _rules("wn_hypernym", EMBEDDING_COMMON, "--config default= --config "
                        "'arity20=-loss tree -arity 20'", "defaults-arity-wn.jsonl"),
-     "note": ("`default`: the learned tree softmax of the learned arity (94, the least whose "
-              "square holds the 8,737 labels), no depth limit, the mass cap, 1 rebuild; "
-              "`arity20`: the paper's 20-ary tree, the loss given as the one -loss auto "
-              "picks (`-loss tree`), the same depth, cap and rebuilds. "
+     "note": ("`default`: the plan at the version measured, the learned tree softmax of the "
+              "sqrt(labels) arity (94, the least whose square holds the 8,737 labels), no "
+              "depth limit, the mass cap, 1 rebuild; `arity20`: the paper's 20-ary tree, "
+              "the loss given as the one -loss auto picks (`-loss tree`), the same depth, "
+              "cap and rebuilds: what arity-20 plans now, field for field. "
               + LOADED.replace("11-16", "7-15"))},
 )
 LM_CONFIGS = ("--config 'floor-200=-arity 200' --config 'nocap=-massSlack 0 -arity 200' "
