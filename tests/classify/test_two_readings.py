@@ -63,8 +63,11 @@ def test_auto_keeps_the_tree_where_scoring_every_node_costs_too_much(tmp_path, m
 
 def test_auto_chooses_the_mean_for_a_tree_on_even_many_lined_labels(tmp_path, capsys):
     even = even_corpus(tmp_path / "even.txt")
-    zipf, _ = zipf_corpus(tmp_path / "zipf.txt")
-    flags = dict(dim=8, epoch=2, lr=0.5, thread=1, seed=1)
+    zipf, _ = zipf_corpus(tmp_path / "zipf.txt", n_labels=100)  # 20-ary, not one node
+    # a wide root (60 labels / 5) reads both ways trained 10 rate-epochs or more
+    short = dict(dim=8, epoch=2, lr=0.5, thread=1, seed=1)
+    assert treexc.train_supervised(input=even, loss="tree", **short).scoring == ""
+    flags = dict(short, epoch=10, lr=1.0)
     model = treexc.train_supervised(input=even, loss="tree", verbose=2, **flags)
     assert model.scoring == "mean"
     assert "scoring: mean of the tree's and the flat reading's probabilities" \

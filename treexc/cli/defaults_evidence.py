@@ -304,14 +304,16 @@ ABLATIONS += (FEW_LINES_ABLATION,)
 SHAPE_VERSION = "0.1.0+4e6ee50"  # wide-root, scoring-mean, arity-20 at the defaults
 WIDE_CONFIGS = ("--config default= --config 'scoring-tree=-scoring tree' --config "
                 "'no-wide-root=-arity {arity} -massSlack 1'")
-WIDE_NOTE = ("`default`: the {wide}-ary wide root (depth 2, {rebuilds}, `-scoring mean`); "
-             "`scoring-tree`: the same training read by the tree alone (`-scoring` is read "
-             "only at prediction: with `-thread 1` and a seed its weights are the default's, "
-             "so the pair compares two readings of one model); `no-wide-root`: the tree the "
-             "plan picks without the wide-root rule, the least arity whose square holds the "
-             "labels ({arity}) with no depth limit and the mass cap (`-massSlack 1`, so that "
-             "a given arity does not fire depth-fit-arity), the same loss, rebuilds and "
-             "scoring. " + LOADED.replace("11-16", "7-15"))
+WIDE_NOTE = ("`default`: the plan at the version measured, the {wide}-ary wide root (depth "
+             "2, {rebuilds}, `-scoring mean`); `scoring-tree`: the same training read by the "
+             "tree alone, what the plan reads at these flags now (scoring-tree: a wide root "
+             "trained under SCORING_MEAN_MIN_BUDGET rate-epochs; `-scoring` is read only at "
+             "prediction: with `-thread 1` and a seed its weights are the default's, so the "
+             "pair compares two readings of one model); `no-wide-root`: the tree that plan "
+             "picked without the wide-root rule, the least arity whose square holds the "
+             "labels ({arity}; arity-20 plans 20 now) with no depth limit and the mass cap "
+             "(`-massSlack 1`, so that a given arity does not fire depth-fit-arity), the same "
+             "loss, rebuilds and scoring. " + LOADED.replace("11-16", "7-15"))
 ARITY_NOTE = ("`default`: the plan at the version measured, the PLT over the Huffman tree "
               "of the sqrt(labels) arity ({arity}, the least whose square holds the {labels} "
               "labels); `arity20`: the paper's 20-ary tree, the loss given as the one -loss "
@@ -366,6 +368,41 @@ ABLATIONS += (
               "the loss given as the one -loss auto picks (`-loss tree`), the same depth, "
               "cap and rebuilds: what arity-20 plans now, field for field. "
               + LOADED.replace("11-16", "7-15"))},
+)
+READINGS_VERSION = "0.1.0+b74b6d9"  # the two readings by training budget
+READINGS_NOTE = ("Each seed trains once (`-thread 1`) and its model is read both ways, "
+                 "`NAME tree` and `NAME mean` (the loaded model's scoring set to each: the "
+                 "weights do not depend on it), so each pair compares two readings of one "
+                 "model; both rows give that training's seconds. {what} The records are of "
+                 "these steps run by a shell loop; the command runs the same steps. Their "
+                 "training CPU seconds (user + system, start-up included) were measured "
+                 "with them, at load average 3-6 on the 2 cores (another engineer's "
+                 "benchmarks): compare those.")
+ABLATIONS += (
+    {"title": "scoring-mean by training budget: gutenberg_books",
+     "file": "defaults-scoring-budget-gb.jsonl", "common": EMBEDDING_COMMON,
+     "version": READINGS_VERSION, "threads": 1,
+     "command": "benchmarks/ablate_readings.py --train gutenberg_books.train.txt --test "
+                "gutenberg_books.test.txt --common \"-model embedding\" --config 'e5=' "
+                "--config 'e10=-epoch 10' --config 'e20=-epoch 20' --config 't2=-loss tree "
+                "-arity 20' --seeds 0,1,2 --out docs/results/defaults-scoring-budget-gb.jsonl",
+     "note": READINGS_NOTE.format(what=(
+         "`e5`, `e10`, `e20`: the 595-ary wide root at -epoch 5 (the default), 10 and 20 "
+         "at the default rate 0.5 (2.5, 5 and 10 rate-epochs); `t2`: Table 2's shape at "
+         "the defaults' budget and -dim 100, the 20-ary tree of depth 3 (depth-fit-arity). "
+         "Rows of fewer seeds: the machine's time ran out."))},
+    {"title": "scoring-mean by training budget: gutenberg_books' every fourth line",
+     "file": "defaults-scoring-budget-gb4.jsonl", "common": EMBEDDING_COMMON,
+     "version": READINGS_VERSION, "threads": 1,
+     "command": "benchmarks/ablate_readings.py --train gb4.train.txt --test "
+                "gutenberg_books.test.txt --common \"-model embedding\" --config "
+                "'e10=-epoch 10' --config 'e20=-epoch 20' --config 'd50=-dim 50' --seeds "
+                "0,1,2 --out docs/results/defaults-scoring-budget-gb4.jsonl",
+     "note": READINGS_NOTE.format(what=(
+         "gb4.train.txt as in \"wide-root and scoring-mean at the embedding model's "
+         "defaults: gutenberg_books' every fourth line\" (the -epoch 5 pair: its `default` "
+         "and `scoring-tree` rows); the 592-ary wide root at -epoch 10 and 20 (5 and 10 "
+         "rate-epochs), and at -epoch 5 with -dim 50 (`d50`)."))},
 )
 LM_CONFIGS = ("--config 'floor-200=-arity 200' --config 'nocap=-massSlack 0 -arity 200' "
               "--config 'depth3=-depth 3' --config 'fitted=-arity 130' --config "
