@@ -116,7 +116,7 @@ def wide_root_arity(label_counts, spread=None):
     """The arity of a learned tree's wide root (two levels, see
     :data:`WIDE_ROOT_SHARE`) for these label counts (``spread``: their
     :func:`label_spread`, if already known), or 0 where it is no wider than
-    the ``sqrt(labels)`` tree it was measured against (up to 25 labels)."""
+    the ``sqrt(labels)`` tree of its measurements (up to 25 labels)."""
     if not even_and_many_lined(spread or label_spread(label_counts)):
         return 0
     n_labels = len(label_counts)
@@ -199,7 +199,7 @@ SCORING_MEAN_EVIDENCE = (
     "at -epoch 20 (10) 0.275 / 0.282 (seed 0); its every fourth line 0.0284 / 0.0271, "
     "0.0595 / 0.0566 (below on every seed), 0.0798 / 0.0798 (not below on any seed); the "
     "paragraphs' books at -epoch 5 0.278 / 0.276. SCORING_MEAN_MIN_BUDGET: the least "
-    "budget measured where the mean led on gutenberg_books and was not below on its every "
+    "budget measured where the mean led on gutenberg_books and not below on its every "
     "fourth line. Other shapes gain at the defaults' budget, so the condition is the wide "
     "root's: Table 2's 20-ary tree of depth 3 on gutenberg_books (-lr 0.5 -epoch 5) 0.123 "
     "/ 0.133 at -dim 50 and 0.139 / 0.147 at -dim 100 (above on every seed); the wide "

@@ -306,19 +306,19 @@ WIDE_CONFIGS = ("--config default= --config 'scoring-tree=-scoring tree' --confi
                 "'no-wide-root=-arity {arity} -massSlack 1'")
 WIDE_NOTE = ("`default`: the plan at the version measured, the {wide}-ary wide root (depth "
              "2, {rebuilds}, `-scoring mean`); `scoring-tree`: the same training read by the "
-             "tree alone, what the plan reads at these flags now (scoring-tree: a wide root "
+             "tree alone, what the plan reads at these flags (scoring-tree: a wide root "
              "trained under SCORING_MEAN_MIN_BUDGET rate-epochs; `-scoring` is read only at "
              "prediction: with `-thread 1` and a seed its weights are the default's, so the "
              "pair compares two readings of one model); `no-wide-root`: the tree that plan "
              "picked without the wide-root rule, the least arity whose square holds the "
-             "labels ({arity}; arity-20 plans 20 now) with no depth limit and the mass cap "
+             "labels ({arity}; arity-20 plans 20) with no depth limit and the mass cap "
              "(`-massSlack 1`, so that a given arity does not fire depth-fit-arity), the same "
              "loss, rebuilds and scoring. " + LOADED.replace("11-16", "7-15"))
 ARITY_NOTE = ("`default`: the plan at the version measured, the PLT over the Huffman tree "
               "of the sqrt(labels) arity ({arity}, the least whose square holds the {labels} "
               "labels); `arity20`: the paper's 20-ary tree, the loss given as the one -loss "
               "auto picks (`-loss plt`: an arity alone would make -loss auto choose a tree "
-              "softmax), so only the arity changes: what arity-20 plans now, field for "
+              "softmax), so only the arity changes: what arity-20 plans, field for "
               "field. " + LOADED.replace("11-16", "7-15"))
 ABLATIONS += (
     {"title": "wide-root and scoring-mean at the embedding model's defaults: gutenberg_books' "
@@ -366,7 +366,7 @@ ABLATIONS += (
               "sqrt(labels) arity (94, the least whose square holds the 8,737 labels), no "
               "depth limit, the mass cap, 1 rebuild; `arity20`: the paper's 20-ary tree, "
               "the loss given as the one -loss auto picks (`-loss tree`), the same depth, "
-              "cap and rebuilds: what arity-20 plans now, field for field. "
+              "cap and rebuilds: what arity-20 plans, field for field. "
               + LOADED.replace("11-16", "7-15"))},
 )
 READINGS_VERSION = "0.1.0+b74b6d9"  # the two readings by training budget
