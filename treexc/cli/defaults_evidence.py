@@ -389,8 +389,7 @@ ABLATIONS += (
      "note": READINGS_NOTE.format(what=(
          "`e5`, `e10`, `e20`: the 595-ary wide root at -epoch 5 (the default), 10 and 20 "
          "at the default rate 0.5 (2.5, 5 and 10 rate-epochs); `t2`: Table 2's shape at "
-         "the defaults' budget and -dim 100, the 20-ary tree of depth 3 (depth-fit-arity). "
-         "Rows of fewer seeds: the machine's time ran out."))},
+         "the defaults' budget and -dim 100, the 20-ary tree of depth 3 (depth-fit-arity)."))},
     {"title": "scoring-mean by training budget: gutenberg_books' every fourth line",
      "file": "defaults-scoring-budget-gb4.jsonl", "common": EMBEDDING_COMMON,
      "version": READINGS_VERSION, "threads": 1,
