@@ -1,4 +1,4 @@
-"""The default learned tree: 20-ary (the paper's), no depth
+"""The default learned tree: about sqrt(labels)-ary, no depth
 limit, a subtree holding at most about 1/arity of its parent's label
 occurrences, so frequent labels sit near the root as in a Huffman tree."""
 
@@ -35,16 +35,12 @@ def test_default_arity_is_the_least_that_holds_the_labels_in_depth_levels(labels
     assert arity ** min(depth, 62) >= labels and (arity == 2 or (arity - 1) ** depth < labels)
 
 
-@pytest.mark.parametrize("labels,depth,arity", [(2, 0, 2), (4, 0, 4), (20, 0, 20),
-                                                 (21, 0, 21), (40, 0, 40), (41, 0, 20),
-                                                 (1000, 0, 20), (8737, -1, 20), (7, 2, 7),
-                                                 (41, 2, 20), (2972, 2, 55), (8000, 3, 20),
-                                                 (8001, 3, 21), (1000, 3, 20)])
+@pytest.mark.parametrize("labels,depth,arity", [(2, 2, 2), (4, 2, 4), (6, 2, 6), (7, 2, 3),
+                                                 (9, 2, 3), (10, 2, 4), (2972, 2, 55),
+                                                 (6, 3, 6), (7, 3, 2), (1000, 3, 10)])
 def test_a_learned_tree_over_a_few_labels_is_one_node(labels, depth, arity):
     """One node where the default tree's paths would cross as many slots
-    as there are labels (levels x M >= labels); otherwise the default: 20,
-    or under a depth (``depth`` > 0) the least arity whose levels hold the
-    labels where that is wider."""
+    as there are labels (levels x M >= labels); otherwise the default."""
     assert learned_tree_arity(labels, depth) == arity
     assert tree_updates("tree", labels, 5, 1.0, np.full(labels, 100.0), arity) == (
         0 if arity >= labels else 8)
@@ -54,9 +50,9 @@ def test_a_learned_tree_over_a_few_labels_is_one_node(labels, depth, arity):
     (12328, 732, 5, 1.0, 1),        # cooking's lines at 5 epochs: 42 lines a label
     (24668, 597, 5, 1.0, 3),        # debian_tags: 103
     (220697, 2972, 20, 1.0, 24),    # gutenberg_books at 20 epochs: 743
-    (10 ** 7, 50, 5, 1.0, TREE_UPDATES),  # capped
+    (10 ** 7, 10, 5, 1.0, TREE_UPDATES),  # capped
     (10, 1000, 1, 1.0, 1),          # never fewer than one
-    (6000, 50, 1, 3.0, 2),          # 3 labels a line: 18,000 occurrences, 6,000 lines
+    (1200, 10, 1, 3.0, 2),          # 3 labels a line: 3,600 occurrences, 1,200 lines
 ])
 def test_rebuilds_follow_the_lines_a_label_in_the_first_half(lines, labels, epochs,
                                                              per_line, rebuilds):
@@ -69,11 +65,11 @@ def test_rebuilds_follow_the_lines_a_label_in_the_first_half(lines, labels, epoc
 def test_training_resolves_the_rebuild_count_from_the_data(tmp_path):
     """-treeUpdates -1 becomes the rule's count, which the model records;
     a given count is kept."""
-    train, _ = zipf_corpus(tmp_path / "train.txt", n_labels=50, n_lines=6000)
+    train, _ = zipf_corpus(tmp_path / "train.txt", n_lines=6000)
     flags = dict(loss="tree", dim=8, lr=0.5, thread=1, seed=1, verbose=0)
-    per_label = 6000 * 10 / 2 / 50  # 600 lines a label in the first half of 10 epochs
+    per_label = 6000 * 10 / 2 / 40  # 750 lines a label in the first half of 10 epochs
     model = treexc.train_supervised(input=train, epoch=10, **flags)
-    assert model.args.treeUpdates == int(per_label // STATS_PER_REBUILD) == 20
+    assert model.args.treeUpdates == int(per_label // STATS_PER_REBUILD) == 25
     assert treexc.train_supervised(input=train, epoch=1, **flags).args.treeUpdates == 2
     assert treexc.train_supervised(input=train, epoch=1, treeUpdates=7,
                                    **flags).args.treeUpdates == 7
@@ -91,11 +87,11 @@ def zipf_corpus(path, n_labels=40, n_lines=3000, seed=0):
 
 
 def test_default_tree_puts_frequent_labels_higher(tmp_path):
-    train, _ = zipf_corpus(tmp_path / "train.txt", n_labels=200, n_lines=6000)
+    train, _ = zipf_corpus(tmp_path / "train.txt")
     flags = dict(loss="tree", dim=8, epoch=3, lr=0.5, thread=1, seed=1)
     model = treexc.train_supervised(input=train, **flags)
     two_levels = treexc.train_supervised(input=train, depth=2, **flags)
-    assert model.args.arity == two_levels.args.arity == 20  # 20^2 >= 200 labels
+    assert model.args.arity == two_levels.args.arity == 7  # 7^2 >= 40 labels
     assert model.args.maxDepth == -1
     counts = model.dictionary.label_counts
     depths = model.tree.depths()
@@ -170,7 +166,7 @@ def test_even_many_lined_labels_get_a_wide_two_level_tree(tmp_path, capsys):
     # the user's arity is kept, at the least depth that holds the even labels
     # (depth-fit-arity: 3^4 >= 60), and Zipf labels keep the default
     assert treexc.train_supervised(input=train, arity=3, **flags).args.maxDepth == 4
-    assert treexc.train_supervised(input=train, maxDepth=3, **flags).args.arity == 20  # 20^3 >= 60
+    assert treexc.train_supervised(input=train, maxDepth=3, **flags).args.arity == 4  # 4^3 >= 60
     zipf, _ = zipf_corpus(tmp_path / "zipf.txt")
     assert treexc.train_supervised(input=zipf, **flags).args.maxDepth == -1
 

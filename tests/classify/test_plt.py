@@ -232,7 +232,7 @@ FLAGS = dict(loss="plt", dim=16, epoch=15, lr=0.5, thread=1, seed=3, verbose=0)
 def test_plt_learns_every_label_of_a_line(tmp_path, tree):
     train = multi_label_file(tmp_path / "train.txt")
     test = multi_label_file(tmp_path / "test.txt", n=200, seed=1)
-    flags = dict(FLAGS, tree=tree, arity=3 if tree != "learned" else 4)  # 12 labels: not one node
+    flags = dict(FLAGS, tree=tree, arity=3 if tree != "learned" else 0)
     model = treexc.train_supervised(input=train, **flags)
     n, p1, _ = model.test(test, 1)
     assert n == 200 and p1 > 0.95
@@ -246,16 +246,15 @@ def test_plt_learns_every_label_of_a_line(tmp_path, tree):
 
 def test_plt_keeps_its_huffman_tree_unless_asked_to_learn_it(tmp_path):
     train = multi_label_file(tmp_path / "train.txt")
-    flags = dict(FLAGS, arity=4)  # 12 labels: the default arity (20) is one node
-    default = treexc.train_supervised(input=train, **flags)
+    default = treexc.train_supervised(input=train, **FLAGS)
     counts = default.dictionary.label_counts
     huffman = huffman_tree(counts, default.tree.arity)
     assert np.array_equal(default.tree.children, huffman.children)
     # rebuilt once by default (-treeUpdates -1), which keeps this set's
     # Huffman groups (test_plt_learned.py); 50 rebuilds move labels
-    assert treexc.train_supervised(input=train, **dict(flags, tree="learned")) \
+    assert treexc.train_supervised(input=train, **dict(FLAGS, tree="learned")) \
         .args.treeUpdates == 1
-    learned = treexc.train_supervised(input=train, **dict(flags, tree="learned",
+    learned = treexc.train_supervised(input=train, **dict(FLAGS, tree="learned",
                                                          treeUpdates=50))
     assert learned.args.tree == "learned"
     assert not np.array_equal(learned.tree.children, huffman.children)

@@ -113,11 +113,11 @@ class Args:
                         "(every epoch in the file's order, as fastText)", saved=IF_SET,
                         choices=("file", SHUFFLED))
     # Tree output layers (treexc's own options).
-    arity: int = option(0, "tree arity M (0 = 2 for hs; for a learned tree 20, the "
-                        "paper's, or under -depth D the least M with M^D >= labels where "
-                        "wider; labels/5 with -depth 2 where the labels are about equally "
-                        "frequent and many-lined; one node up to 40 labels; never wider "
-                        "than the labels)", shape=True)
+    arity: int = option(0, "tree arity M (0 = 2 for hs; for a learned tree the least M with "
+                        "M^D >= labels, D = -depth or 2: a two-level tree of about "
+                        "sqrt(labels), or of labels/5 with -depth 2 where the labels are "
+                        "about equally frequent and many-lined; one node up to 6 labels; "
+                        "never wider than the labels)", shape=True)
     # saved only when set: models without it keep their headers byte for byte
     tree: str = option("", "output tree: learned (rebuilt by AssignLabels: -loss tree), "
                        "huffman (fastText's: -loss hs), random or cluster (fixed); "

@@ -26,7 +26,6 @@ from .plan_rules import (
     AUTO_SOFTMAX_UNEVEN_MIN_BUDGET,
     DEFAULT_LR,
     DEFAULT_LR_HALVINGS,
-    LEARNED_ARITY,
     LEARNED_LR_HOLD,
     MASS_SLACK,
     PLT_TREE_UPDATES,
@@ -252,15 +251,13 @@ def _shape(args, entry, stats, spread):
     if args.arity:
         arity = Choice(args.arity, GIVEN, f"-arity {args.arity}")
     elif entry.learned:
-        value = learned_tree_arity(n_labels, args.maxDepth)
+        levels = args.maxDepth if args.maxDepth > 0 else 2
+        value = learned_tree_arity(n_labels, levels)
         arity = (Choice(value, "one-node", f"{n_labels} labels: a tree of one node (the flat "
                         "softmax) saves nothing over a deeper one")
                  if value >= n_labels else
-                 Choice(value, "arity-20", f"the paper's arity, {LEARNED_ARITY}")
-                 if value == LEARNED_ARITY else
-                 Choice(value, "arity-20", f"the least M with M^{args.maxDepth} >= "
-                        f"{n_labels} labels ({args.maxDepth} levels of {LEARNED_ARITY} "
-                        "hold fewer)"))
+                 Choice(value, "learned-arity", f"the least M with M^{levels} >= {n_labels} "
+                        "labels"))
     else:
         value = entry.arity or UNUSED_ARITY
         arity = Choice(value, "loss-own", f"-loss {entry.name}'s arity" if entry.arity else

@@ -8,6 +8,7 @@ read by the summary of every rule (``defaults_summary``).
 import json
 from pathlib import Path
 
+from .budget_evidence import BUDGET_ABLATIONS
 from .few_lines_evidence import FEW_LINES_ABLATION
 
 RESULTS = Path(__file__).resolve().parents[2] / "docs" / "results"
@@ -301,7 +302,7 @@ ABLATIONS += (
              "here), two of 64 and 50. Compare the CPU seconds."},
 )
 ABLATIONS += (FEW_LINES_ABLATION,)
-SHAPE_VERSION = "0.1.0+4e6ee50"  # wide-root, scoring-mean, arity-20 at the defaults
+SHAPE_VERSION = "0.1.0+4e6ee50"  # wide-root, scoring-mean, learned-arity at the defaults
 WIDE_CONFIGS = ("--config default= --config 'scoring-tree=-scoring tree' --config "
                 "'no-wide-root=-arity {arity} -massSlack 1'")
 WIDE_NOTE = ("`default`: the plan at the version measured, the {wide}-ary wide root (depth "
@@ -309,17 +310,16 @@ WIDE_NOTE = ("`default`: the plan at the version measured, the {wide}-ary wide r
              "tree alone, what the plan reads at these flags (scoring-tree: a wide root "
              "trained under SCORING_MEAN_MIN_BUDGET rate-epochs; `-scoring` is read only at "
              "prediction: with `-thread 1` and a seed its weights are the default's, so the "
-             "pair compares two readings of one model); `no-wide-root`: the tree that plan "
-             "picked without the wide-root rule, the least arity whose square holds the "
-             "labels ({arity}; arity-20 plans 20) with no depth limit and the mass cap "
-             "(`-massSlack 1`, so that a given arity does not fire depth-fit-arity), the same "
-             "loss, rebuilds and scoring. " + LOADED.replace("11-16", "7-15"))
-ARITY_NOTE = ("`default`: the plan at the version measured, the PLT over the Huffman tree "
-              "of the sqrt(labels) arity ({arity}, the least whose square holds the {labels} "
-              "labels); `arity20`: the paper's 20-ary tree, the loss given as the one -loss "
-              "auto picks (`-loss plt`: an arity alone would make -loss auto choose a tree "
-              "softmax), so only the arity changes: what arity-20 plans, field for "
-              "field. " + LOADED.replace("11-16", "7-15"))
+             "pair compares two readings of one model); `no-wide-root`: the tree the "
+             "plan picks without the wide-root rule, the least arity whose square holds the "
+             "labels ({arity}) with no depth limit and the mass cap (`-massSlack 1`, so that "
+             "a given arity does not fire depth-fit-arity), the same loss, rebuilds and "
+             "scoring. " + LOADED.replace("11-16", "7-15"))
+ARITY_NOTE = ("`default`: the PLT over the Huffman tree of the learned arity ({arity}, the "
+              "least whose square holds the {labels} labels); `arity20`: the paper's 20-ary "
+              "tree, the loss given as the one -loss auto picks (`-loss plt`: an arity alone "
+              "would make -loss auto choose a tree softmax), so only the arity changes. "
+              + LOADED.replace("11-16", "7-15"))
 ABLATIONS += (
     {"title": "wide-root and scoring-mean at the embedding model's defaults: gutenberg_books' "
               "every fourth line",
@@ -345,64 +345,30 @@ ABLATIONS += (
               "paragraph of gutenberg_lm comes from: 109,730 training lines, 778 labels, "
               "evenness 0.98, a median of 150 lines a label; not used to choose). ")
              + WIDE_NOTE.format(wide=156, rebuilds="11 rebuilds", arity=28)},
-    {"title": "arity-20 at the embedding model's defaults: cooking",
+    {"title": "learned-arity at the embedding model's defaults: cooking",
      "file": "defaults-arity-cooking.jsonl", "common": EMBEDDING_COMMON,
      "version": SHAPE_VERSION,
      "command": _rules("cooking", EMBEDDING_COMMON, "--config default= --config "
                        "'arity20=-loss plt -arity 20'", "defaults-arity-cooking.jsonl"),
      "note": ARITY_NOTE.format(arity=28, labels="732")},
-    {"title": "arity-20 at the embedding model's defaults: debian_tags",
+    {"title": "learned-arity at the embedding model's defaults: debian_tags",
      "file": "defaults-arity-debian_tags.jsonl", "common": EMBEDDING_COMMON,
      "version": SHAPE_VERSION,
      "command": _rules("debian_tags", EMBEDDING_COMMON, "--config default= --config "
                        "'arity20=-loss plt -arity 20'", "defaults-arity-debian_tags.jsonl"),
      "note": ARITY_NOTE.format(arity=25, labels="597")},
-    {"title": "arity-20 at the embedding model's defaults: wn_hypernym",
+    {"title": "learned-arity at the embedding model's defaults: wn_hypernym",
      "file": "defaults-arity-wn.jsonl", "common": EMBEDDING_COMMON,
      "version": SHAPE_VERSION,
      "command": _rules("wn_hypernym", EMBEDDING_COMMON, "--config default= --config "
                        "'arity20=-loss tree -arity 20'", "defaults-arity-wn.jsonl"),
-     "note": ("`default`: the plan at the version measured, the learned tree softmax of the "
-              "sqrt(labels) arity (94, the least whose square holds the 8,737 labels), no "
-              "depth limit, the mass cap, 1 rebuild; `arity20`: the paper's 20-ary tree, "
-              "the loss given as the one -loss auto picks (`-loss tree`), the same depth, "
-              "cap and rebuilds: what arity-20 plans, field for field. "
+     "note": ("`default`: the learned tree softmax of the learned arity (94, the least whose "
+              "square holds the 8,737 labels), no depth limit, the mass cap, 1 rebuild; "
+              "`arity20`: the paper's 20-ary tree, the loss given as the one -loss auto "
+              "picks (`-loss tree`), the same depth, cap and rebuilds. "
               + LOADED.replace("11-16", "7-15"))},
 )
-READINGS_VERSION = "0.1.0+b74b6d9"  # the two readings by training budget
-READINGS_NOTE = ("Each seed trains once (`-thread 1`) and its model is read both ways, "
-                 "`NAME tree` and `NAME mean` (the loaded model's scoring set to each: the "
-                 "weights do not depend on it), so each pair compares two readings of one "
-                 "model; both rows give that training's seconds. {what} The records are of "
-                 "these steps run by a shell loop; the command runs the same steps. Their "
-                 "training CPU seconds (user + system, start-up included) were measured "
-                 "with them, at load average 3-6 on the 2 cores (another engineer's "
-                 "benchmarks): compare those.")
-ABLATIONS += (
-    {"title": "scoring-mean by training budget: gutenberg_books",
-     "file": "defaults-scoring-budget-gb.jsonl", "common": EMBEDDING_COMMON,
-     "version": READINGS_VERSION, "threads": 1,
-     "command": "benchmarks/ablate_readings.py --train gutenberg_books.train.txt --test "
-                "gutenberg_books.test.txt --common \"-model embedding\" --config 'e5=' "
-                "--config 'e10=-epoch 10' --config 'e20=-epoch 20' --config 't2=-loss tree "
-                "-arity 20' --seeds 0,1,2 --out docs/results/defaults-scoring-budget-gb.jsonl",
-     "note": READINGS_NOTE.format(what=(
-         "`e5`, `e10`, `e20`: the 595-ary wide root at -epoch 5 (the default), 10 and 20 "
-         "at the default rate 0.5 (2.5, 5 and 10 rate-epochs); `t2`: Table 2's shape at "
-         "the defaults' budget and -dim 100, the 20-ary tree of depth 3 (depth-fit-arity)."))},
-    {"title": "scoring-mean by training budget: gutenberg_books' every fourth line",
-     "file": "defaults-scoring-budget-gb4.jsonl", "common": EMBEDDING_COMMON,
-     "version": READINGS_VERSION, "threads": 1,
-     "command": "benchmarks/ablate_readings.py --train gb4.train.txt --test "
-                "gutenberg_books.test.txt --common \"-model embedding\" --config "
-                "'e10=-epoch 10' --config 'e20=-epoch 20' --config 'd50=-dim 50' --seeds "
-                "0,1,2 --out docs/results/defaults-scoring-budget-gb4.jsonl",
-     "note": READINGS_NOTE.format(what=(
-         "gb4.train.txt as in \"wide-root and scoring-mean at the embedding model's "
-         "defaults: gutenberg_books' every fourth line\" (the -epoch 5 pair: its `default` "
-         "and `scoring-tree` rows); the 592-ary wide root at -epoch 10 and 20 (5 and 10 "
-         "rate-epochs), and at -epoch 5 with -dim 50 (`d50`)."))},
-)
+ABLATIONS += BUDGET_ABLATIONS
 LM_CONFIGS = ("--config 'floor-200=-arity 200' --config 'nocap=-massSlack 0 -arity 200' "
               "--config 'depth3=-depth 3' --config 'fitted=-arity 130' --config "
               "'fitted-nocap=-massSlack 0 -arity 92'")

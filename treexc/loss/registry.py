@@ -68,7 +68,7 @@ LOSSES = {loss.name: loss for loss in (
          fasttext_id=1),
     Loss("tree", KERNEL_TREE, "huffman", 0, True,
          "learned M-ary tree (Jernite et al. 2017), from the M-ary Huffman tree; "
-         "by default 20-ary (the paper's), frequent labels nearer the root (labels/5-ary, "
+         "by default about sqrt(labels)-ary, frequent labels nearer the root (labels/5-ary, "
          "two levels, for equally frequent, many-lined labels)",
          rebuilds=REBUILD_BY_LINES, spread_shaped=True, autotuned=True),
     Loss("ova", KERNEL_OVA, "", 0, False, "one-vs-all: an independent sigmoid per label",

@@ -35,12 +35,7 @@ from ...loss.registry import KERNEL_PLT, LOSSES
 from ...meter import Meter
 from ..options import Args, parse_metric, validate
 from ..plan import default_rate
-from ..plan_rules import (
-    AUTO_PLT_MIN_LABELS_PER_LINE,
-    FLAT_SOFTMAX_MAX_LABELS,
-    default_tree_arity,
-    planned_arity,
-)
+from ..plan_rules import AUTO_PLT_MIN_LABELS_PER_LINE, FLAT_SOFTMAX_MAX_LABELS, default_tree_arity
 from ..training import train_supervised
 
 ETA = 3             # each rung keeps the best third, and trains it 3x longer
@@ -157,8 +152,8 @@ class Search:
                  "bucket": round(self.log_uniform(1e5, 2e6)),
                  "loss": self.losses[r.integers(len(self.losses))],
                  "maxDepth": DEPTHS[r.integers(len(DEPTHS))]}
-        # about the plan's arity at this depth (rule arity-20)
-        point["arity"] = round(planned_arity(self.n_labels, point["maxDepth"])
+        depth = point["maxDepth"] if point["maxDepth"] > 0 else 2
+        point["arity"] = round(default_tree_arity(self.n_labels, depth)
                                * 2 ** r.normal(0, 0.5))
         return self.complete(point)
 
