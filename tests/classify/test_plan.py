@@ -86,9 +86,16 @@ ROWS = [
      {"loss": ("tree", "auto-arity-flag"), "depth": (5, "depth-fit-arity"),
       "mass_cap": (0.0, "no-mass-cap")}),
     # the shape of a tree softmax
-    ("even, many-lined labels: the wide root and the mean", {"loss": "tree"}, EVEN, 1.0,
+    ("even, many-lined labels at the defaults: the wide root, the tree's reading",
+     {"loss": "tree"}, EVEN, 1.0,
      {"arity": (595, "wide-root"), "depth": (2, "wide-root"), "mass_cap": (0.0, "no-mass-cap"),
-      "tree_updates": (4, "rebuilds-by-lines"), "scoring": ("mean", "scoring-mean")}),
+      "tree_updates": (4, "rebuilds-by-lines"), "scoring": ("tree", "scoring-tree")}),
+    ("the wide root trained 10 rate-epochs: the mean", {"loss": "tree", "epoch": 20}, EVEN,
+     1.0, {"arity": (595, "wide-root"), "scoring": ("mean", "scoring-mean")}),
+    ("... just under them: the tree's reading", {"loss": "tree", "epoch": 19}, EVEN, 1.0,
+     {"arity": (595, "wide-root"), "scoring": ("tree", "scoring-tree")}),
+    ("the budget is the rate times the epochs", {"loss": "tree", "lr": 1.0, "epoch": 10},
+     EVEN, 1.0, {"scoring": ("mean", "scoring-mean")}),
     ("-depth 2 loses the wide root and the mass cap", {"loss": "tree", "depth": 2}, EVEN,
      1.0, {"arity": (55, "learned-arity"), "depth": (2, GIVEN), "mass_cap": (0.0, "no-mass-cap"),
            "scoring": ("mean", "scoring-mean")}),
@@ -175,7 +182,7 @@ def test_the_options_stay_as_typed_and_the_plan_gives_the_trained_ones():
     assert (typed.arity, typed.maxDepth, typed.treeUpdates, typed.lr) == (0, -1, -1, 0.0)
     trained = planned.args(typed)
     assert (trained.arity, trained.maxDepth, trained.treeUpdates, trained.scoring,
-            trained.lr) == (595, 2, 4, "mean", 0.5)
+            trained.lr) == (595, 2, 4, "tree", 0.5)
     assert planned.header()["arity"] == [595, "wide-root", planned.arity.why]
     assert any(line.startswith("arity ") and "wide-root" in line for line in planned.lines())
 

@@ -36,6 +36,7 @@ from .plan_rules import (
     PLT_TREE_UPDATES,
     SCORING_MEAN,
     SCORING_MEAN_MAX_LABELS,
+    SCORING_MEAN_MIN_BUDGET,
     STATS_PER_REBUILD,
     TREE_UPDATES,
     ZIPF_LR,
@@ -151,7 +152,9 @@ class Args:
                           "path scores sum to: more accurate where labels are about equally "
                           "frequent and many-lined, at a flat softmax's prediction cost), "
                           "auto (mean for -loss tree on such labels, up to "
-                          f"{SCORING_MEAN_MAX_LABELS:,} of them, else tree)",
+                          f"{SCORING_MEAN_MAX_LABELS:,} of them, their wide root only "
+                          f"trained {SCORING_MEAN_MIN_BUDGET} rate-epochs (-lr x -epoch) or "
+                          "more, else tree)",
                           saved=False, choices=("auto", "tree", SCORING_MEAN))
     # label weights (treexc's own; text/label_weights.py, docs/weights.md)
     labelWeights: str = LABEL_WEIGHTS_OPTION()

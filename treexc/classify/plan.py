@@ -31,6 +31,7 @@ from .plan_rules import (
     PLT_TREE_UPDATES,
     SCORING_MEAN,
     SCORING_MEAN_MAX_LABELS,
+    SCORING_MEAN_MIN_BUDGET,
     STATS_PER_REBUILD,
     TREE_UPDATES,
     UNUSED_ARITY,
@@ -142,8 +143,8 @@ def plan(args, stats, family=EMBEDDING):
     else:
         mass = Choice(MASS_SLACK, "mass-cap", f"no depth limit: a subtree holds at most "
                       f"{MASS_SLACK:g}/arity of its parent's label occurrences")
-    scoring = _scoring(args, name, n_labels, arity.value, spread)
     lr, halvings = _rate(args, stats)
+    scoring = _scoring(args, name, n_labels, arity, spread, lr.value * args.epoch)
     partial = Plan(family, loss_choice, tree, arity, depth, mass, updates, scoring, lr,
                    Choice(0.0, "", ""), halvings)
     hold = (Choice(LEARNED_LR_HOLD, "learned-schedule", f"a learned tree: the rate held for "
@@ -299,9 +300,11 @@ def _tree_updates(args, entry, stats, arity):
                   f"half: one rebuild per {STATS_PER_REBUILD}, 1 to {TREE_UPDATES}")
 
 
-def _scoring(args, name, n_labels, arity, spread):
+def _scoring(args, name, n_labels, arity, spread, budget):
     """-scoring auto: the mean of the two readings for a learned tree of
-    arity above 2 and several nodes on even, many-lined labels."""
+    arity above 2 and several nodes on even, many-lined labels, a wide root
+    only when trained :data:`SCORING_MEAN_MIN_BUDGET` rate-epochs or more
+    (``budget``: the planned rate times -epoch; ``arity``: its Choice)."""
     if args.scoring == SCORING_MEAN and not loss(name).tree_softmax:
         bad_option("scoring", args.scoring, f"-loss auto chose {name}, not a tree softmax "
                    "(give -loss tree)")
@@ -315,8 +318,13 @@ def _scoring(args, name, n_labels, arity, spread):
     # a binary node is one sigmoid row (slot 0 has none): no path sums to a
     # logit; a tree of one node reads the same both ways
     if spread is None or n_labels > SCORING_MEAN_MAX_LABELS \
-            or not 2 < arity < n_labels or not even_and_many_lined(spread):
+            or not 2 < arity.value < n_labels or not even_and_many_lined(spread):
         return Choice("tree", "scoring-tree", "the tree's own probabilities")
+    if arity.rule == "wide-root" and budget < SCORING_MEAN_MIN_BUDGET:
+        return Choice("tree", "scoring-tree", (
+            f"the tree's own probabilities (a wide root trained {budget:g} rate-epochs, -lr "
+            f"x -epoch, < {SCORING_MEAN_MIN_BUDGET:g}: the mean gains only from longer "
+            "training)"))
     evenness, median = spread
     return Choice(SCORING_MEAN, "scoring-mean", (
         f"scoring: mean of the tree's and the flat reading's probabilities (labels about "

@@ -8,6 +8,7 @@ read by the summary of every rule (``defaults_summary``).
 import json
 from pathlib import Path
 
+from .budget_evidence import BUDGET_ABLATIONS
 from .few_lines_evidence import FEW_LINES_ABLATION
 
 RESULTS = Path(__file__).resolve().parents[2] / "docs" / "results"
@@ -304,10 +305,12 @@ ABLATIONS += (FEW_LINES_ABLATION,)
 SHAPE_VERSION = "0.1.0+4e6ee50"  # wide-root, scoring-mean, learned-arity at the defaults
 WIDE_CONFIGS = ("--config default= --config 'scoring-tree=-scoring tree' --config "
                 "'no-wide-root=-arity {arity} -massSlack 1'")
-WIDE_NOTE = ("`default`: the {wide}-ary wide root (depth 2, {rebuilds}, `-scoring mean`); "
-             "`scoring-tree`: the same training read by the tree alone (`-scoring` is read "
-             "only at prediction: with `-thread 1` and a seed its weights are the default's, "
-             "so the pair compares two readings of one model); `no-wide-root`: the tree the "
+WIDE_NOTE = ("`default`: the plan at the version measured, the {wide}-ary wide root (depth "
+             "2, {rebuilds}, `-scoring mean`); `scoring-tree`: the same training read by the "
+             "tree alone, what the plan reads at these flags (scoring-tree: a wide root "
+             "trained under SCORING_MEAN_MIN_BUDGET rate-epochs; `-scoring` is read only at "
+             "prediction: with `-thread 1` and a seed its weights are the default's, so the "
+             "pair compares two readings of one model); `no-wide-root`: the tree the "
              "plan picks without the wide-root rule, the least arity whose square holds the "
              "labels ({arity}) with no depth limit and the mass cap (`-massSlack 1`, so that "
              "a given arity does not fire depth-fit-arity), the same loss, rebuilds and "
@@ -365,6 +368,7 @@ ABLATIONS += (
               "picks (`-loss tree`), the same depth, cap and rebuilds. "
               + LOADED.replace("11-16", "7-15"))},
 )
+ABLATIONS += BUDGET_ABLATIONS
 LM_CONFIGS = ("--config 'floor-200=-arity 200' --config 'nocap=-massSlack 0 -arity 200' "
               "--config 'depth3=-depth 3' --config 'fitted=-arity 130' --config "
               "'fitted-nocap=-massSlack 0 -arity 92'")

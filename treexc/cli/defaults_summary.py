@@ -128,7 +128,11 @@ SUMMARY = (
         ("cooking, against the paper's 20-ary tree", "defaults-arity-cooking.jsonl",
          "default", "arity20"),
         ("debian_tags, the same", "defaults-arity-debian_tags.jsonl", "default", "arity20"),
-        ("wn_hypernym, the same", "defaults-arity-wn.jsonl", "default", "arity20"))),
+        ("wn_hypernym, the same", "defaults-arity-wn.jsonl", "default", "arity20"),
+        ("wn_hypernym at the grid's flags (-lr 0.5 -epoch 10), -dim 50",
+         "defaults-arity-wn-grid.jsonl", "d50 sqrt", "d50 arity20"),
+        ("the same at -dim 100", "defaults-arity-wn-grid.jsonl", "d100 sqrt",
+         "d100 arity20"))),
     (EMBEDDING, "one-node", "agnews_testonly (4 labels)", cited(
         "0.849 / 0.842 against the binary learned tree (medians of seeds 0-19)",
         RULE_EVIDENCE)),
@@ -159,15 +163,28 @@ SUMMARY = (
         "cooking 0.625 / 0.608 against 50 rebuilds (medians of seeds 1-10)",
         "docs/trees.md, \"One rebuild, at the middle of training\"")),
     (EMBEDDING, "no-learned-tree", "every fixed tree", unablated("nothing to rebuild")),
-    (EMBEDDING, "scoring-mean", "gutenberg_books, its every fourth line, the paragraphs' "
-     "books (the learned tree)", measured(
-        ("gutenberg_books' every fourth line", "defaults-wide-root-gb4.jsonl", "default",
-         "scoring-tree"),
-        ("the paragraphs' books (not used to choose)", "defaults-wide-root-bookpar.jsonl",
-         "default", "scoring-tree"))),
+    (EMBEDDING, "scoring-mean", "gutenberg_books' wide root trained 10 rate-epochs or more "
+     "(-lr 1 -epoch 20: the rule's evidence), a given -arity or -depth over it (Table 2's "
+     "flags)", measured(
+        ("gutenberg_books' wide root at -epoch 20", "defaults-scoring-budget-gb.jsonl",
+         "e20 mean", "e20 tree"),
+        ("its every fourth line, the same", "defaults-scoring-budget-gb4.jsonl", "e20 mean",
+         "e20 tree"),
+        ("gutenberg_books at Table 2's flags (-arity 20 -dim 50 -lr 0.5 -epoch 5)",
+         "defaults-table2.jsonl", "depth3", "depth3-scoring-tree"),
+        ("the same shape at the defaults (-dim 100)", "defaults-scoring-budget-gb.jsonl",
+         "t2 mean", "t2 tree"))),
     (EMBEDDING, "scoring-mean-given", "-scoring mean given", unablated("it reads a flag")),
-    (EMBEDDING, "scoring-tree", "every other tree", unablated("the tree's own reading: "
-                                                              "scoring-mean's other side")),
+    (EMBEDDING, "scoring-tree", "every other tree; the wide root at the defaults "
+     "(gutenberg_books, its every fourth line, the paragraphs' books)", measured(
+        ("gutenberg_books' wide root at the defaults", "defaults-scoring-budget-gb.jsonl",
+         "e5 tree", "e5 mean"),
+        ("at -epoch 10", "defaults-scoring-budget-gb.jsonl", "e10 tree", "e10 mean"),
+        ("its every fourth line at the defaults", "defaults-wide-root-gb4.jsonl",
+         "scoring-tree", "default"),
+        ("at -epoch 10", "defaults-scoring-budget-gb4.jsonl", "e10 tree", "e10 mean"),
+        ("the paragraphs' books at the defaults (not used to choose)",
+         "defaults-wide-root-bookpar.jsonl", "scoring-tree", "default"))),
     (EMBEDDING, "default-rate", "every set but the next words", cited(
         "valid P@1 at 0.5 / fastText's 0.1: cooking 0.645 / 0.364, debian_tags 0.824 / "
         "0.771, agnews_testonly 0.884 / 0.714, wn_hypernym 0.271 / 0.077",
