@@ -23,7 +23,7 @@ import sys
 import numpy as np
 
 import treexc
-from treexc.classify.predict_kernels import hidden_vector
+from treexc.classify.exact_kernels import hidden_mean as hidden_vector
 from treexc.io.textio import read_text
 from treexc.loss.tree_softmax import tree_all_log_probs
 

@@ -17,7 +17,7 @@ import numpy as np
 from numba import njit
 
 import treexc
-from treexc.classify.predict_kernels import hidden_vector
+from treexc.classify.exact_kernels import hidden_mean as hidden_vector
 from treexc.io.textio import read_text
 from treexc.loss.kernels import scratch_size
 from treexc.loss.tree_softmax import path_log_prob

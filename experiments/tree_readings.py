@@ -20,7 +20,7 @@ import argparse
 import numpy as np
 
 import treexc
-from treexc.classify.predict_kernels import hidden_vector
+from treexc.classify.exact_kernels import hidden_mean as hidden_vector
 from treexc.io.textio import read_text
 
 CHUNK = 2000
