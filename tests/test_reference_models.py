@@ -50,6 +50,13 @@ CLASSIFIER_CASES = {
                              "-bucket", "5000", "-saveOutput"],
     "auto-tree": ["-arity", "5", "-wordNgrams", "2", "-bucket", "5000"],
 }
+# the linear model over 40 labels: a 20-slot root (two groups of slots solved
+# together, read in place), k-means below it, the learned tree, the LR solver
+LINEAR_CASES = {
+    "linear": ["-arity", "20", "-leafSize", "2"],
+    "linear-learned": ["-arity", "4", "-leafSize", "3", "-tree", "learned"],
+    "linear-lr": ["-arity", "4", "-leafSize", "3", "-solver", "lr"],
+}
 LM_CASES = {
     "lm-softmax": ["-loss", "softmax"],
     "lm-learned": ["-loss", "tree", "-tree", "learned", "-treeUpdates", "4"],
@@ -111,6 +118,10 @@ def train_case(tmp_path, name):
         ok(["supervised", "-input", "train.txt", "-output", name, "-dim", "8", "-epoch", "3",
             "-lr", "0.5", "-thread", "1", "-seed", "7", "-verbose", "0",
             *CLASSIFIER_CASES[name]])
+    elif name in LINEAR_CASES:
+        Path("train.txt").write_text(classifier_text(n_labels=40))
+        ok(["supervised", "-input", "train.txt", "-output", name, "-model", "linear",
+            "-thread", "1", "-seed", "7", "-verbose", "0", *LINEAR_CASES[name]])
     else:
         Path("train.txt").write_text(lm_text())
         ok(["lm", "-input", "train.txt", "-output", name, "-dim", "8", "-epoch", "2",
@@ -138,7 +149,7 @@ def reference():
     yield store
 
 
-@pytest.mark.parametrize("name", [*CLASSIFIER_CASES, *LM_CASES])
+@pytest.mark.parametrize("name", [*CLASSIFIER_CASES, *LINEAR_CASES, *LM_CASES])
 def test_model_files_match_reference(tmp_path, monkeypatch, reference, name):
     monkeypatch.chdir(tmp_path)
     hashes = train_case(tmp_path, name)

@@ -4,6 +4,7 @@ optimum found by Newton's method in numpy, on small dense problems."""
 import numpy as np
 import pytest
 
+from treexc.linear import dual_kernels as dk
 from treexc.linear import solver_kernels as sk
 
 
@@ -49,7 +50,7 @@ def _dual(solver, x, y, indptr, indices, data, C):
     lines = np.arange(len(y), dtype=np.int64)
     xnorm2 = (xf * xf).sum(axis=1)
     cost = np.broadcast_to(np.asarray(C, dtype=np.float64), y.shape).copy()
-    if solver is sk.solve_svm:  # one slot of a group, its costs as line weights of C = 1
+    if solver is dk.solve_svm:  # one slot of a group, its costs as line weights of C = 1
         w = np.zeros((x.shape[1], 1))
         solver(lines, (y > 0).astype(np.uint8)[:, None], np.zeros(1, dtype=np.int64), xnorm2,
                indptr, indices, data, 1.0, cost[:, None], 20000, 1e-9, w, state)
@@ -67,7 +68,7 @@ def test_svm_slots_solved_together_reach_each_ones_optimum():
     slots = np.array([0, 2, 4], dtype=np.int64)
     positive[:, slots] = targets > 0
     w = np.zeros((x.shape[1], 3))
-    passes = sk.solve_svm(np.arange(len(y), dtype=np.int64), positive, slots,
+    passes = dk.solve_svm(np.arange(len(y), dtype=np.int64), positive, slots,
                           (xf * xf).sum(axis=1), indptr, indices, data, 0.5, np.zeros((0, 0)),
                           20000, 1e-9, w, np.array([7], dtype=np.uint64))
     assert passes >= 3
@@ -80,7 +81,7 @@ def test_svm_slots_solved_together_reach_each_ones_optimum():
 @pytest.mark.parametrize("C", [0.1, 1.0, 10.0])
 def test_svm_dual_reaches_the_primal_optimum(seed, C):
     x, y, indptr, indices, data = _problem(seed)
-    w, xf = _dual(sk.solve_svm, x, y, indptr, indices, data, C)
+    w, xf = _dual(dk.solve_svm, x, y, indptr, indices, data, C)
     best = _newton(_svm_grad_hess(xf, y, C), x.shape[1])
     assert np.allclose(w, best, atol=1e-5)
     g, _ = _svm_grad_hess(xf, y, C)(w)
@@ -91,7 +92,7 @@ def test_svm_dual_reaches_the_primal_optimum(seed, C):
 @pytest.mark.parametrize("C", [0.1, 1.0, 10.0])
 def test_lr_dual_reaches_the_primal_optimum(seed, C):
     x, y, indptr, indices, data = _problem(seed)
-    w, xf = _dual(sk.solve_lr, x, y, indptr, indices, data, C)
+    w, xf = _dual(dk.solve_lr, x, y, indptr, indices, data, C)
     best = _newton(_lr_grad_hess(xf, y, C), x.shape[1])
     assert np.allclose(w, best, atol=1e-4)
     g, _ = _lr_grad_hess(xf, y, C)(w)
@@ -143,8 +144,8 @@ def _lr_weighted(x, y, cost):
 
 
 @pytest.mark.parametrize("seed", [0, 1])
-@pytest.mark.parametrize("solver,primal,tol", [(sk.solve_svm, _svm_weighted, 1e-5),
-                                               (sk.solve_lr, _lr_weighted, 1e-4)])
+@pytest.mark.parametrize("solver,primal,tol", [(dk.solve_svm, _svm_weighted, 1e-5),
+                                               (dk.solve_lr, _lr_weighted, 1e-4)])
 def test_per_line_costs_reach_the_weighted_primal_optimum(seed, solver, primal, tol):
     # C_i = C * w_i: the dual's box bound per line is the primal's loss of line i times w_i
     x, y, indptr, indices, data = _problem(seed)
@@ -156,7 +157,7 @@ def test_per_line_costs_reach_the_weighted_primal_optimum(seed, solver, primal, 
     assert not np.allclose(w, unweighted, atol=100 * tol)  # the weights changed the optimum
 
 
-@pytest.mark.parametrize("solver", [sk.solve_svm, sk.solve_lr])
+@pytest.mark.parametrize("solver", [dk.solve_svm, dk.solve_lr])
 def test_a_line_of_weight_two_is_the_line_twice(solver):
     x, y, indptr, indices, data = _problem(4, n=30, d=4)
     twice = np.concatenate([np.arange(len(y)), [0, 5, 9]])

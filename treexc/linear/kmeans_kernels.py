@@ -6,8 +6,9 @@ lines (Parabel's and PECOS's PIFA embedding).  A split cuts a set of
 labels into two parts of given sizes: each label goes to the side whose
 normalised centroid it is closer to in cosine, ranked by the difference
 of the two, so the sizes hold exactly (PECOS's and Parabel's balanced
-k-means).  Dense scratch columns are passed in zeroed and handed back
-zeroed, so a split costs the nonzeros of its labels, not the columns.
+k-means).  A split works on a copy of its labels' rows with the columns
+renumbered to those they use, so it costs the nonzeros of its labels, not
+the columns, and a deep split's sums stay in cache.
 """
 
 import numpy as np
