@@ -106,6 +106,9 @@ _LINEAR = [
     ["supervised", "-input", "{sparse}", "-output", "{out}/linear_sparse", *_LINEAR_TREE],
     ["supervised", "-input", "{multi}", "-output", "{out}/linear_weighted", "-weightBalanced",
      *_LINEAR_TREE],
+    # a root of more than solver_kernels.SLOT_GROUP slots: its groups are jobs of their own
+    ["supervised", "-input", "{wide}", "-output", "{out}/linear_wide", "-arity", "20",
+     "-leafSize", "2"],
     ["test", "{out}/linear.bin", "{labelled}", "2", "-metrics", "ndcg,psp"],
     ["test", "{out}/linear_multi.bin", "{multi}", "3", "0.1"],
     ["test", "{out}/linear_sparse.bin", "{sparse}", "2"],
