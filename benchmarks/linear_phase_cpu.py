@@ -11,7 +11,6 @@ around each solver call), beside the whole call's wall and process CPU.
 import argparse
 import threading
 import time
-from dataclasses import replace
 
 from treexc.linear import kmeans_kernels as kk
 from treexc.linear import node_training
@@ -57,7 +56,7 @@ def main():
     sk.train_slots = timed(sk.train_slots, "the root's jobs", totals, lock)
     sk.train_node = timed(sk.train_node, "the other nodes", totals, lock)
     wall, cpu = time.monotonic(), time.process_time()
-    node_training.train_nodes(tree, rows, replace(args))
+    node_training.train_nodes(tree, rows, args)
     print(f"node classifiers: {time.monotonic() - wall:.1f} s wall, "
           f"{time.process_time() - cpu:.1f} process CPU s")
     for name, (jobs, spent) in totals.items():
