@@ -97,8 +97,8 @@ def test_full_beam_is_exact_top_k(scorer):
     out_s = np.zeros((20, k))
     out_c = np.zeros(20, np.int64)
     bk.predict_rows(indptr, indices, data, tree.children, n_labels, w.node_off, w.cols,
-                    w.entry_off, w.slots, w.vals, tree.n_internal, scorer, k, 0.0, out_l,
-                    out_s, out_c)
+                    *w.blocks, w.entry_off, w.slots, w.vals, tree.n_internal, scorer, k, 0.0,
+                    out_l, out_s, out_c)
     for i in range(20):
         a, b = indptr[i], indptr[i + 1]
         scores = _brute_force(tree, w, indices[a:b], data[a:b], scorer, n_cols)
@@ -108,6 +108,35 @@ def test_full_beam_is_exact_top_k(scorer):
         assert np.allclose(out_s[i], scores[order])
     # a narrow beam answers a subset of the candidates, each with its exact score
     bk.predict_rows(indptr, indices, data, tree.children, n_labels, w.node_off, w.cols,
-                    w.entry_off, w.slots, w.vals, 1, scorer, k, 0.0, out_l, out_s, out_c)
+                    *w.blocks, w.entry_off, w.slots, w.vals, 1, scorer, k, 0.0, out_l, out_s,
+                    out_c)
     scores = _brute_force(tree, w, indices[:indptr[1]], data[:indptr[1]], scorer, n_cols)
     assert np.allclose(out_s[0, :out_c[0]], scores[out_l[0, :out_c[0]]])
+
+
+def test_node_margins_across_column_blocks():
+    # nodes of 0 to 300 columns (up to 19 blocks) against a dense product;
+    # rows that start below a node's first column and end above its last
+    rng = np.random.default_rng(3)
+    n_cols, arity, sizes = 400, 5, (0, 1, 15, 16, 17, 40, 300)
+    cols = [np.sort(rng.choice(np.arange(10, 390), size=m, replace=False)) for m in sizes]
+    counts = [rng.integers(1, arity + 1, size=m) for m in sizes]
+    node_off = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+    entry_len = np.concatenate(counts).astype(np.int64)
+    entry_off = np.concatenate([[0], np.cumsum(entry_len)]).astype(np.int64)
+    slots = np.concatenate([rng.choice(arity, size=c, replace=False) for c in entry_len])
+    w = NodeWeights(node_off, np.concatenate(cols).astype(np.int32), entry_off,
+                    slots.astype(np.int32), rng.normal(size=len(slots)).astype(np.float32))
+    z = np.empty(arity)
+    for node in range(len(sizes)):
+        dense = np.zeros((n_cols, arity))
+        for e in range(node_off[node], node_off[node + 1]):
+            for p in range(entry_off[e], entry_off[e + 1]):
+                dense[w.cols[e], w.slots[p]] = w.vals[p]
+        for density in (0.02, 0.3, 1.0):
+            row_cols = np.flatnonzero(rng.random(n_cols) < density).astype(np.int32)
+            row_vals = rng.normal(size=len(row_cols)).astype(np.float32)
+            bk.node_margins(node, row_cols, row_vals, w.node_off, w.cols, *w.blocks,
+                            w.entry_off, w.slots, w.vals, z)
+            want = row_vals.astype(np.float64) @ dense[row_cols]
+            assert np.allclose(z, want, rtol=1e-6, atol=1e-9), (node, density)

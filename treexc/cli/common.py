@@ -261,8 +261,9 @@ def evaluated_model(model_path, input_path):
         return model, read_text(input_path)
     from ..linear import firstlines
 
-    if _plain_size(input_path) > firstlines.FIRST_BYTES:  # the kernels', known at once
-        return _kernels_linear(model_path), read_text(input_path)
+    size, lines = _plain_shape(input_path)
+    if size > firstlines.FIRST_BYTES or lines > firstlines.FIRST_LINES:  # the kernels', known
+        return _kernels_linear(model_path), read_text(input_path)       # before numpy loads
     first = firstlines.load(model_path)
     data = read_text(input_path)
     if first.answers_at_once(data):
@@ -282,18 +283,27 @@ def _kernels_linear(model_path, loaded=None):
     return load_linear(model_path, loaded=loaded)
 
 
-def _plain_size(path):
-    """The bytes of ``path`` where its size says them (a regular file, not
-    gzipped), else -1 (standard input, a pipe, a gzipped file)."""
+def _plain_shape(path):
+    """``(bytes, lines)`` of ``path`` where its size says them (a regular
+    file, not gzipped, of at most ``firstlines.FIRST_BYTES``: its lines
+    counted; above, -1 lines), else ``(-1, -1)`` (standard input, a pipe,
+    a gzipped file)."""
     from ..io.textio import GZIP_MAGIC
+    from ..linear.firstlines import FIRST_BYTES
 
     try:
         if path == "-" or not os.path.isfile(path):
-            return -1
+            return -1, -1
         with open(path, "rb") as f:
-            return -1 if f.read(len(GZIP_MAGIC)) == GZIP_MAGIC else os.path.getsize(path)
+            if f.read(len(GZIP_MAGIC)) == GZIP_MAGIC:
+                return -1, -1
+            size = os.path.getsize(path)
+            if size > FIRST_BYTES:
+                return size, -1
+            f.seek(0)
+            return size, f.read(FIRST_BYTES + 1).count(b"\n")
     except OSError:
-        return -1  # read_text says what is wrong
+        return -1, -1  # read_text says what is wrong
 
 
 def load_any_model(path):

@@ -27,26 +27,61 @@ def log_score(z, scorer):
     return -h * h * h if h > 0.0 else 0.0
 
 
+# A node's columns are searched in blocks of 2**BLOCK_SHIFT: first among
+# the blocks' first columns (a node's are few, so they stay in cache), then
+# within one block (a cache line or two).  gutenberg_next's model: a line's
+# beam reads 31 nodes of 58,000 columns on average, and a plain binary
+# search of them missed the cache at most of its 6,300 steps a line.
+BLOCK_SHIFT = 4
+
+
+def column_blocks(node_off, cols):
+    """``(block_off, block_first)``: node ``n``'s blocks are
+    ``block_off[n]:block_off[n + 1]``, block ``b``'s first column
+    ``block_first[b]`` (its columns from ``node_off[n] + (b - block_off[n])
+    << BLOCK_SHIFT``)."""
+    counts = (np.diff(node_off) + (1 << BLOCK_SHIFT) - 1) >> BLOCK_SHIFT
+    block_off = np.zeros(len(counts) + 1, dtype=np.int64)
+    np.cumsum(counts, out=block_off[1:])
+    node = np.repeat(np.arange(len(counts), dtype=np.int64), counts)
+    first = node_off[node] + ((np.arange(block_off[-1]) - block_off[node]) << BLOCK_SHIFT)
+    return block_off, np.ascontiguousarray(cols[first], dtype=np.int32)
+
+
 @njit(cache=True, nogil=True)
-def node_margins(node, row_cols, row_vals, node_off, w_cols, entry_off, w_slots, w_vals, z):
-    """``z[j]`` = the margin of slot ``j`` of ``node`` for one line's row."""
+def node_margins(node, row_cols, row_vals, node_off, w_cols, block_off, block_first,
+                 entry_off, w_slots, w_vals, z):
+    """``z[j]`` = the margin of slot ``j`` of ``node`` for one line's row
+    (``block_off``, ``block_first``: :func:`column_blocks`)."""
     z[:] = 0.0
-    lo0, hi0 = node_off[node], node_off[node + 1]
+    base, end = node_off[node], node_off[node + 1]
+    b0, b1 = block_off[node], block_off[node + 1]
+    at = base  # the row's columns are sorted, as the node's: the next one lies at or above
     for t in range(len(row_cols)):
         c = row_cols[t]
-        lo, hi = lo0, hi0
-        while lo < hi:  # the node's columns are sorted
+        lo, hi = b0 + ((at - base) >> BLOCK_SHIFT), b1  # the block holding c: the last
+        while lo < hi:                                  # whose first column is <= c
+            mid = (lo + hi) >> 1
+            if block_first[mid] <= c:
+                lo = mid + 1
+            else:
+                hi = mid
+        if lo == b0:
+            continue  # below the node's first column
+        start = base + ((lo - 1 - b0) << BLOCK_SHIFT)
+        lo, hi = max(start, at), min(start + (1 << BLOCK_SHIFT), end)
+        while lo < hi:
             mid = (lo + hi) >> 1
             if w_cols[mid] < c:
                 lo = mid + 1
             else:
                 hi = mid
-        lo0 = lo  # the row's columns are sorted too: the next one lies above
-        if lo < hi0 and w_cols[lo] == c:
+        at = lo
+        if lo < end and w_cols[lo] == c:
             v = row_vals[t]
             for q in range(entry_off[lo], entry_off[lo + 1]):
                 z[w_slots[q]] += w_vals[q] * v
-            lo0 = lo + 1
+            at = lo + 1
 
 
 @njit(cache=True, nogil=True)
@@ -65,8 +100,9 @@ def _top(scores, ids, n, k):
 
 
 @njit(cache=True, nogil=True)
-def predict_rows(indptr, indices, data, children, n_labels, node_off, w_cols, entry_off,
-                 w_slots, w_vals, beam, scorer, k, threshold, out_label, out_score, out_count):
+def predict_rows(indptr, indices, data, children, n_labels, node_off, w_cols, block_off,
+                 block_first, entry_off, w_slots, w_vals, beam, scorer, k, threshold,
+                 out_label, out_score, out_count):
     """The top-``k`` labels of each row and their log-scores; ``out_count``
     says how many pass ``threshold`` (a probability)."""
     n_internal, arity = children.shape
@@ -90,8 +126,8 @@ def predict_rows(indptr, indices, data, children, n_labels, node_off, w_cols, en
             n_next = 0
             for t in range(n_beam):
                 node = beam_nodes[t]
-                node_margins(node, row_cols, row_vals, node_off, w_cols, entry_off, w_slots,
-                             w_vals, z)
+                node_margins(node, row_cols, row_vals, node_off, w_cols, block_off,
+                             block_first, entry_off, w_slots, w_vals, z)
                 for j in range(arity):
                     ch = children[node, j]
                     if ch < 0:

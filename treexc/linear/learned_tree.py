@@ -30,7 +30,7 @@ def refine_tree(scored, rows, args, reporter):
         stats_n = np.zeros(len(tree.path_node), dtype=np.float64)
         stk.path_statistics(rows.indptr, rows.indices, rows.data, rows.label_off, rows.labels,
                             tree.children, tree.path_off, tree.path_node, w.node_off, w.cols,
-                            w.entry_off, w.slots, w.vals, SCORERS.index(args.scorer),
+                            *w.blocks, w.entry_off, w.slots, w.vals, SCORERS.index(args.scorer),
                             stats_p, stats_n)
         new, old_id = assign_labels(tree, stats_p, stats_n, "ll", max_depth=tree.max_depth(),
                                     exact_depth=True)

@@ -129,12 +129,13 @@ class LinearModel:
         out_count = np.zeros(n, dtype=np.int64)
         t, w = scored.tree, scored.weights
         scorer = SCORERS.index(self.args.scorer)
+        block_off, block_first = w.blocks
 
         def run(a, b):  # rows a..b-1; the kernel releases the GIL
             bk.predict_rows(rows.indptr[a:b + 1], rows.indices, rows.data, t.children,
-                            t.n_labels, w.node_off, w.cols, w.entry_off, w.slots, w.vals,
-                            self.args.beam, scorer, k, float(threshold), out_label[a:b],
-                            out_score[a:b], out_count[a:b])
+                            t.n_labels, w.node_off, w.cols, block_off, block_first,
+                            w.entry_off, w.slots, w.vals, self.args.beam, scorer, k,
+                            float(threshold), out_label[a:b], out_score[a:b], out_count[a:b])
 
         run_in_ranges(n, run, PARALLEL_LINES, default_threads())
         return out_label, out_score, out_count

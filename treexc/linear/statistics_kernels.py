@@ -17,7 +17,8 @@ from .beam_kernels import log_score, node_margins
 
 @njit(cache=True, nogil=True)
 def path_statistics(indptr, indices, data, label_off, labels, children, path_off, path_node,
-                    node_off, w_cols, entry_off, w_slots, w_vals, scorer, stats_p, stats_n):
+                    node_off, w_cols, block_off, block_first, entry_off, w_slots, w_vals,
+                    scorer, stats_p, stats_n):
     """Add every labelled line's statistics into ``stats_p`` (path
     positions x slots) and ``stats_n`` (path positions)."""
     arity = children.shape[1]
@@ -29,8 +30,8 @@ def path_statistics(indptr, indices, data, label_off, labels, children, path_off
             lab = labels[k]
             for q in range(path_off[lab], path_off[lab + 1]):
                 node = path_node[q]
-                node_margins(node, indices[a:b], data[a:b], node_off, w_cols, entry_off,
-                             w_slots, w_vals, z)
+                node_margins(node, indices[a:b], data[a:b], node_off, w_cols, block_off,
+                             block_first, entry_off, w_slots, w_vals, z)
                 total = 0.0
                 for j in range(arity):
                     p[j] = np.exp(log_score(z[j], scorer)) if children[node, j] >= 0 else 0.0

@@ -265,7 +265,9 @@ def _scored_tree(arrays, t, n_labels, n_cols, check_tree, compact):
     if len(slots) and (slots.min() < 0 or slots.max() >= arity):
         raise ValueError(f"tree {t}: a weight's slot out of range")
     contents.check_weights(f"t{t}.vals", vals)
-    return tree, tuple(np.array(parts[name]) for name, _ in WEIGHT_ARRAYS)
+    # the file's views copied (the widened compact arrays are the loader's own)
+    return tree, tuple(a if a.flags.owndata else np.array(a)
+                       for a in (parts[name] for name, _ in WEIGHT_ARRAYS))
 
 
 def label_pool(names):
