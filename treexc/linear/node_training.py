@@ -22,14 +22,15 @@ as given: the same weights to the bit, mapped back to the given columns.
 """
 
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
 from ..runtime import run_workers
 from . import solver_kernels as sk
-from .beam_kernels import column_blocks
 from . import teacher_kernels as tk
+from .beam_kernels import column_blocks
 from .options import SOLVERS
 
 FLOAT16_LARGEST = 60000.0  # larger weights keep float32 (float16 ends at 65504)
@@ -46,18 +47,15 @@ class NodeWeights:
     entry_off: np.ndarray  # int64 (len(cols) + 1,)
     slots: np.ndarray      # int32
     vals: np.ndarray       # float32
-    _blocks: tuple = field(default=None, repr=False, compare=False)
 
     @property
     def nnz(self):
         return len(self.vals)
 
-    @property
+    @cached_property
     def blocks(self):
         """``beam_kernels.column_blocks`` of the columns (made on first use)."""
-        if self._blocks is None:
-            self._blocks = column_blocks(self.node_off, self.cols)
-        return self._blocks
+        return column_blocks(self.node_off, self.cols)
 
 
 def by_frequency(indices, n_cols):
