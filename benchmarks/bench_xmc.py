@@ -21,13 +21,20 @@ line's whitespace-separated tokens as treexc reads them, labels removed,
 unigrams and bigrams, ``sublinear_tf``, ``min_df=2``, l2-normalised rows),
 at each tool's defaults otherwise.  Their train s is the whole path from the
 text file to a saved model (reading, the vectoriser, the tool's own format
-where it has one, training, saving); their predict s loads the saved model
-and vectoriser, reads the test file, builds its features and predicts the 5
-best labels of every line.  treexc's train s is the whole `treexc
-supervised` command, its predict s the whole `treexc test MODEL TEST 5`
-command (start-up included), after a warm-up run on a tiny file so that no
-timed run compiles kernels.  fastText: ``train_supervised`` + ``save_model``,
-then ``load_model`` + ``test(k=5)`` (its ``predict()`` fails with numpy 2).
+where it has one, training, saving).  treexc's train s is the whole `treexc
+supervised` command, after a warm-up run on a tiny file so that no timed
+run compiles kernels.  fastText: ``train_supervised`` + ``save_model``.
+
+Prediction is timed two ways, each the same for every tool.  predict s (and
+predict CPU s): a command of its own, as from the shell: treexc's whole
+`treexc test MODEL TEST 5`; a peer's a fresh Python process that imports the
+tool and scikit-learn, loads the saved model and vectoriser, reads the test
+file, builds its features and predicts the 5 best labels of every line;
+fastText's ``load_model`` + ``test(k=5)`` in a fresh process (its
+``predict()`` fails with numpy 2).  in-process s: the same work inside a
+process that has imported the tool already (the peers: their training
+worker; treexc: ``load_model`` + ``test(TEST, 5)`` of its Python API, after
+a warm-up prediction in that process), as a service would predict.
 
 P@1, P@3, P@5 are fastText's meter for every row: correct predictions over
 predictions made, on test lines with at least one label (treexc's and
@@ -35,8 +42,8 @@ fastText's meters also skip a line none of whose words the model knows;
 the peers predict on such a line from its empty feature vector).  Model MB:
 the tool's saved files (treexc: the .bin; the peers' vectoriser, which they
 need too, is the ``vocab MB`` column).  Peak RSS: ``ru_maxrss`` of the row's
-own processes (a worker process per peer row; treexc: the larger of its
-train and test commands).
+own processes (a peer's worker and prediction command; treexc: the larger
+of its train and test commands).
 
 Every (set, row, seed) is one JSON file in ``--out``; ``--resume`` skips
 those already there, and the report (``--results``, and stdout) is rebuilt
@@ -79,7 +86,8 @@ PEERS = ("pecos", "omikuji-parabel", "omikuji-bonsai", "napkinxc", "fasttext")
 TREEXC_ROWS = "default=;embedding=-model embedding;linear=-model linear"
 QUICK_LINES = (2000, 300)
 LABEL = "__label__"
-HEADER = ["row", "P@1", "P@3", "P@5", "train s", "predict s", "train CPU s", "predict CPU s",
+HEADER = ["row", "P@1", "P@3", "P@5", "train s", "predict s", "in-process s", "train CPU s",
+          "predict CPU s",
           "model MB", "vocab MB", "peak RSS MiB"]
 
 
@@ -220,6 +228,17 @@ PEER_CLASSES = {"pecos": Pecos, "omikuji-parabel": Omikuji, "omikuji-bonsai": Om
                 "napkinxc": NapkinXC}
 
 
+def peer_predict(row, test, threads, work):
+    """Load ``row``'s saved model and vectoriser from ``work``, read ``test``,
+    its features and each line's 5 best labels: (gold label sets, top labels)."""
+    work = Path(work)
+    with open(work / "vocab.pickle", "rb") as f:
+        vec, names = pickle.load(f)
+    gold, texts = read_lines(test)
+    top = PEER_CLASSES[row](work / "model", threads, 0).predict(vec.transform(texts), 5)
+    return [set(g) for g in gold], [[names[j] for j in labs] for labs in top]
+
+
 def run_peer(row, train, test, threads, seed, work):
     """Train, save, load and predict ``row`` (a worker process); its figures."""
     work = Path(work)
@@ -242,16 +261,12 @@ def run_peer(row, train, test, threads, seed, work):
     n_features = x.shape[1]
     del x, y
     start, cpu = time.perf_counter(), time.process_time()
-    with open(work / "vocab.pickle", "rb") as f:
-        vec, names = pickle.load(f)
-    gold, texts = read_lines(test)
-    top = peer.predict(vec.transform(texts), 5)
+    gold, top = peer_predict(row, test, threads, work)
     predict_s, predict_cpu = time.perf_counter() - start, time.process_time() - cpu
-    top = [[names[j] for j in row] for row in top]
-    return {"train_s": train_s, "predict_s": predict_s, "train_cpu": train_cpu,
-            "predict_cpu": predict_cpu, "model_mb": folder_mb(work / "model"),
+    return {"train_s": train_s, "predict_api_s": predict_s, "train_cpu": train_cpu,
+            "predict_api_cpu": predict_cpu, "model_mb": folder_mb(work / "model"),
             "vocab_mb": folder_mb(work / "vocab.pickle"), "features": n_features,
-            **precision_at(top, [set(g) for g in gold])}
+            **precision_at(top, gold)}
 
 
 def run_fasttext(set_name, train, test, threads, seed, work):
@@ -267,20 +282,32 @@ def run_fasttext(set_name, train, test, threads, seed, work):
     model = fasttext.load_model(model_path)
     n, p5, _ = model.test(str(test), k=5)
     predict_s, predict_cpu = time.perf_counter() - start, time.process_time() - cpu
-    return {"train_s": train_s, "predict_s": predict_s, "train_cpu": train_cpu,
-            "predict_cpu": predict_cpu, "model_mb": folder_mb(model_path),
+    return {"train_s": train_s, "predict_api_s": predict_s, "train_cpu": train_cpu,
+            "predict_api_cpu": predict_cpu, "model_mb": folder_mb(model_path),
             "p1": model.test(str(test), k=1)[1], "p3": model.test(str(test), k=3)[1],
             "p5": p5, "n": n, "flags": flags}
 
 
 def worker(argv):
+    """Train and predict a peer's row; its figures to ``work``/result.json
+    (a file, not stdout: Omikuji's logger writes there)."""
     row, set_name, train, test, threads, seed, work = argv
     if row == "fasttext":
         out = run_fasttext(set_name, train, test, int(threads), int(seed), work)
     else:
         out = run_peer(row, train, test, int(threads), int(seed), work)
-    # a file, not stdout: Omikuji's logger writes there
     (Path(work) / "result.json").write_text(json.dumps(out))
+
+
+def predict_command(argv):
+    """A peer's prediction as a command of its own, as a user would run it from
+    the shell: imports, loading, the test file's 5 best labels, P@5 printed."""
+    row, test, threads, work = argv
+    if row == "fasttext":
+        import fasttext
+        print(fasttext.load_model(str(Path(work) / "model.bin")).test(test, k=5)[1])
+    else:
+        print(precision_at(*reversed(peer_predict(row, test, int(threads), work)))["p5"])
 
 
 # -- treexc rows ------------------------------------------------------------------
@@ -296,22 +323,36 @@ def treexc_rows(spec):
 
 def run_treexc(treexc, flags, train, test, threads, seed, work):
     """The whole `treexc supervised` and `treexc test ... 5` commands of the
-    command ``treexc`` (a warm compile cache: see warm_treexc); P@k to full
-    precision by the Python API's test (the same meter) in its virtualenv."""
+    command ``treexc`` (a warm compile cache: see warm_treexc); then in one
+    Python process of its virtualenv, ``load_model`` and ``test(TEST, 5)``
+    timed after a warm-up prediction (the kernels loaded, as in a running
+    service), and P@k to full precision (the meter of `treexc test`)."""
     work.mkdir(parents=True, exist_ok=True)
     model = work / "model"
     t = harness.run([treexc, "supervised", "-input", str(train), "-output", str(model),
                      "-thread", str(threads), "-seed", str(seed), *flags, "-verbose", "0"])
     r = harness.run([treexc, "test", f"{model}.bin", str(test), "5"])
     python = str(Path(treexc).parent / "python")
-    p = [float(x) for x in harness.run([
-        python, "-c", "import sys, treexc; m = treexc.load_model(sys.argv[1]); "
-        "[print(m.test(sys.argv[2], k)[1]) for k in (1, 3, 5)]", f"{model}.bin",
-        str(test)]).out.split()]
-    return {"train_s": t.wall, "predict_s": r.wall, "train_cpu": t.cpu, "predict_cpu": r.cpu,
+    tiny = harness.head(test, work / "warm.txt", 300)
+    api = [float(x) for x in harness.run([python, "-c", IN_PROCESS, f"{model}.bin", str(test),
+                                          str(tiny)]).out.split()]
+    return {"train_s": t.wall, "predict_cmd_s": r.wall, "train_cpu": t.cpu,
+            "predict_cmd_cpu": r.cpu, "predict_api_s": api[0], "predict_api_cpu": api[1],
             "model_mb": folder_mb(f"{model}.bin"),
-            "maxrss": max(t.maxrss_mib, r.maxrss_mib), "p1": p[0], "p3": p[1], "p5": p[2],
-            "flags": flags, "treexc": treexc}
+            "maxrss": max(t.maxrss_mib, r.maxrss_mib), "p1": api[2], "p3": api[3],
+            "p5": api[4], "flags": flags, "treexc": treexc}
+
+
+# treexc's prediction inside a process: argv model, test file, warm-up file
+IN_PROCESS = """\
+import sys, time, treexc
+treexc.load_model(sys.argv[1]).test(sys.argv[3], 5)
+start, cpu = time.perf_counter(), time.process_time()
+model = treexc.load_model(sys.argv[1])
+p5 = model.test(sys.argv[2], 5)[1]
+print(time.perf_counter() - start, time.process_time() - cpu)
+print(model.test(sys.argv[2], 1)[1], model.test(sys.argv[2], 3)[1], p5)
+"""
 
 
 def warm_treexc(treexc, flags, train, threads, work):
@@ -438,8 +479,9 @@ def report(opts):
                 return statistics.median(values) if values else None
             label = row + (f" ({len(runs)} seeds)" if len(runs) > 1 else "")
             section.rows.append([label, fmt(med("p1"), 3), fmt(med("p3"), 3), fmt(med("p5"), 3),
-                                 fmt(med("train_s"), 1), fmt(med("predict_s"), 2),
-                                 fmt(med("train_cpu"), 1), fmt(med("predict_cpu"), 2),
+                                 fmt(med("train_s"), 1), fmt(med("predict_cmd_s"), 2),
+                                 fmt(med("predict_api_s"), 2), fmt(med("train_cpu"), 1),
+                                 fmt(med("predict_cmd_cpu"), 2),
                                  fmt(med("model_mb"), 1), fmt(med("vocab_mb"), 1),
                                  fmt(med("maxrss"), 0)])
             flags = runs[0].get("flags")
@@ -486,6 +528,9 @@ def options():
     p.add_argument("--quick", action="store_true",
                    help=f"the first {QUICK_LINES[0]} train / {QUICK_LINES[1]} test lines: "
                    "checks the script (use another --out)")
+    p.add_argument("--row-timeout", type=float, default=None,
+                   help="seconds a peer's training (or prediction) may take before it is "
+                   "killed and its row reported as not measured [none]")
     p.add_argument("--data", default=str(harness.DATA), help="the gzipped data sets")
     p.add_argument("--unpacked", default=harness.UNPACKED, help="where they are unpacked")
     opts = p.parse_args()
@@ -517,8 +562,13 @@ def measure(opts, name, row, seed, train, test, warmed):
     else:
         env = {**os.environ, "OMP_NUM_THREADS": str(opts.thread)}
         r = harness.run([sys.executable, __file__, "worker", row, name, str(train), str(test),
-                         str(opts.thread), str(seed), str(work)], env=env)
-        result = {**json.loads((work / "result.json").read_text()), "maxrss": r.maxrss_mib}
+                         str(opts.thread), str(seed), str(work)], env=env,
+                         timeout=opts.row_timeout)
+        c = harness.run([sys.executable, __file__, "predict", row, str(test), str(opts.thread),
+                         str(work)], env=env, timeout=opts.row_timeout)
+        result = {**json.loads((work / "result.json").read_text()),
+                  "maxrss": max(r.maxrss_mib, c.maxrss_mib),
+                  "predict_cmd_s": c.wall, "predict_cmd_cpu": c.cpu}
     subprocess.run(["rm", "-rf", str(work)], check=True)
     return result
 
@@ -563,5 +613,7 @@ def main():
 if __name__ == "__main__":
     if len(sys.argv) > 1 and sys.argv[1] == "worker":
         worker(sys.argv[2:])
+    elif len(sys.argv) > 1 and sys.argv[1] == "predict":
+        predict_command(sys.argv[2:])
     else:
         sys.exit(main())

@@ -17,6 +17,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import traceback
 from collections import namedtuple
@@ -44,16 +45,22 @@ def log(message, tag="bench"):
 Run = namedtuple("Run", "wall out err maxrss_mib cpu returncode", defaults=(0,))
 
 
-def run(cmd, stdin=None, env=None, cwd=None, input=None, capture=True, check=True):
+def run(cmd, stdin=None, env=None, cwd=None, input=None, capture=True, check=True,
+        timeout=None):
     """Run ``cmd`` to its end (stdin: the file ``stdin`` or the bytes ``input``
     through a pipe; output captured unless ``capture=False``); raise if it
-    fails (unless not ``check``: the caller reads ``returncode``)."""
+    fails (unless not ``check``: the caller reads ``returncode``) or runs
+    past ``timeout`` seconds (then it is killed, and raises whatever
+    ``check``)."""
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err, \
             open(stdin or os.devnull, "rb") as inp:
         start = time.perf_counter()
         p = subprocess.Popen(cmd, stdin=inp if input is None else subprocess.PIPE,
                              stdout=out if capture else None, stderr=err if capture else None,
                              env=env, cwd=cwd)
+        timer = threading.Timer(timeout, p.kill) if timeout else None
+        if timer:
+            timer.start()
         if input is not None:
             try:
                 p.stdin.write(input)
@@ -62,11 +69,15 @@ def run(cmd, stdin=None, env=None, cwd=None, input=None, capture=True, check=Tru
                 pass
         _, status, usage = os.wait4(p.pid, 0)
         wall = time.perf_counter() - start
+        if timer:
+            timer.cancel()
         p.returncode = os.waitstatus_to_exitcode(status)
         out.seek(0)
         err.seek(0)
         result = Run(wall, out.read(), err.read(), usage.ru_maxrss / 1024,
                      usage.ru_utime + usage.ru_stime, p.returncode)
+    if timeout and wall >= timeout and p.returncode != 0:
+        raise RuntimeError(f"did not finish within {timeout:g} s (killed)")
     if check and p.returncode != 0:
         raise RuntimeError(f"{' '.join(map(str, cmd))} exited with {p.returncode}:\n"
                            + result.err.decode(errors="replace")[-2000:])
