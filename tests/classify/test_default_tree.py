@@ -134,17 +134,19 @@ def test_label_spread_measures_evenness_and_the_median_count():
     assert label_spread([]) == (0.0, 0.0)
 
 
-@pytest.mark.parametrize("counts,arity", [
-    ([20] * 1000, 200),                    # even and many-lined: a fifth of the labels
-    ([80] * 2972, 595),
-    ([9] * 100000, 4096),                  # never more rows than -loss auto's flat softmax
-    ([50] * 30, 0),                        # not wider than the default sqrt(labels): 6
-    ([50] * 31, 7),
-    ([4] * 1000, 0),                       # too few lines a label
-    ((20000 / np.arange(1, 1001)).astype(int).tolist(), 0),  # Zipf: not even
+@pytest.mark.parametrize("counts,budget,arity", [
+    ([20] * 1000, 2.5, 200),               # even and many-lined: a fifth of the labels
+    ([80] * 2972, 10, 595),
+    ([80] * 2972, 9.5, 0),                 # a median from 39: only trained 10 rate-epochs
+    ([38] * 2972, 2.5, 595),
+    ([9] * 100000, 2.5, 4096),             # never more rows than -loss auto's flat softmax
+    ([50] * 30, 10, 0),                    # not wider than the default sqrt(labels): 6
+    ([50] * 31, 10, 7),
+    ([4] * 1000, 10, 0),                   # too few lines a label
+    ((20000 / np.arange(1, 1001)).astype(int).tolist(), 10, 0),  # Zipf: not even
 ])
-def test_wide_root_only_for_even_many_lined_labels(counts, arity):
-    assert wide_root_arity(counts) == arity
+def test_wide_root_only_for_even_many_lined_labels(counts, budget, arity):
+    assert wide_root_arity(counts, budget) == arity
 
 
 def even_corpus(path, n_labels=60, lines_each=12, seed=0):

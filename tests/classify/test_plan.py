@@ -22,7 +22,8 @@ from treexc.linear.plan import plan as linear_plan
 from treexc.planning import stored_plan
 from treexc.supervised import choose_family, plan_lines
 
-EVEN = [50] * 2972                        # evenness 1, median 50: a wide root's labels
+EVEN = [50] * 2972                        # evenness 1, median 50: a wide root's, trained long
+EVEN_SHORT = [20] * 2972                  # evenness 1, median 20: a wide root's at any budget
 FEW_LINED = [5] * 5000                    # even but a median of 5; above 4,096 labels
 UNEVEN = [10 ** 5 // r for r in range(1, 1001)]   # evenness 0.18: not Zipf, not even
 ZIPF = [10 ** 7 // r for r in range(1, 10001)]    # evenness 0.074
@@ -86,14 +87,22 @@ ROWS = [
      {"loss": ("tree", "auto-arity-flag"), "depth": (5, "depth-fit-arity"),
       "mass_cap": (0.0, "no-mass-cap")}),
     # the shape of a tree softmax
-    ("even, many-lined labels at the defaults: the wide root, the tree's reading",
-     {"loss": "tree"}, EVEN, 1.0,
+    ("even labels of a median under 39 at the defaults: the wide root, the tree's reading",
+     {"loss": "tree"}, EVEN_SHORT, 1.0,
      {"arity": (595, "wide-root"), "depth": (2, "wide-root"), "mass_cap": (0.0, "no-mass-cap"),
-      "tree_updates": (4, "rebuilds-by-lines"), "scoring": ("tree", "scoring-tree")}),
-    ("the wide root trained 10 rate-epochs: the mean", {"loss": "tree", "epoch": 20}, EVEN,
-     1.0, {"arity": (595, "wide-root"), "scoring": ("mean", "scoring-mean")}),
-    ("... just under them: the tree's reading", {"loss": "tree", "epoch": 19}, EVEN, 1.0,
+      "tree_updates": (1, "rebuilds-by-lines"), "scoring": ("tree", "scoring-tree")}),
+    ("... just under 10 rate-epochs: the wide root, the tree's reading",
+     {"loss": "tree", "epoch": 19}, EVEN_SHORT, 1.0,
      {"arity": (595, "wide-root"), "scoring": ("tree", "scoring-tree")}),
+    ("even labels of a median from 39 at the defaults: sqrt(labels), the cap, the mean",
+     {"loss": "tree"}, EVEN, 1.0,
+     {"arity": (55, "learned-arity"), "depth": (-1, "depth-auto"),
+      "mass_cap": (1.0, "mass-cap"), "tree_updates": (4, "rebuilds-by-lines"),
+      "scoring": ("mean", "scoring-mean")}),
+    ("... trained 10 rate-epochs: the wide root and the mean", {"loss": "tree", "epoch": 20},
+     EVEN, 1.0, {"arity": (595, "wide-root"), "scoring": ("mean", "scoring-mean")}),
+    ("... just under them: no wide root", {"loss": "tree", "epoch": 19}, EVEN, 1.0,
+     {"arity": (55, "learned-arity"), "mass_cap": (1.0, "mass-cap")}),
     ("the budget is the rate times the epochs", {"loss": "tree", "lr": 1.0, "epoch": 10},
      EVEN, 1.0, {"scoring": ("mean", "scoring-mean")}),
     ("-depth 2 loses the wide root and the mass cap", {"loss": "tree", "depth": 2}, EVEN,
@@ -142,7 +151,7 @@ ROWS = [
     # the reading
     ("-scoring mean past its label limit: kept, and said", {"loss": "tree", "scoring": "mean"},
      [50] * 30000, 1.0, {"scoring": ("mean", "scoring-mean-given")}),
-    ("-scoring tree given", {"loss": "tree", "scoring": "tree"}, EVEN, 1.0,
+    ("-scoring tree given", {"loss": "tree", "scoring": "tree"}, EVEN_SHORT, 1.0,
      {"scoring": ("tree", GIVEN), "arity": (595, "wide-root")}),
     ("a binary tree has no mean", {"loss": "tree", "arity": 2}, EVEN, 1.0,
      {"scoring": ("tree", "scoring-tree")}),
@@ -178,11 +187,11 @@ def test_every_rule_is_a_row_of_the_table_and_the_table_has_no_dead_rows():
 
 def test_the_options_stay_as_typed_and_the_plan_gives_the_trained_ones():
     typed = make_args(input="x", loss="tree")
-    planned = plan(typed, LabelStats.of(EVEN))
+    planned = plan(typed, LabelStats.of(EVEN_SHORT))
     assert (typed.arity, typed.maxDepth, typed.treeUpdates, typed.lr) == (0, -1, -1, 0.0)
     trained = planned.args(typed)
     assert (trained.arity, trained.maxDepth, trained.treeUpdates, trained.scoring,
-            trained.lr) == (595, 2, 4, "tree", 0.5)
+            trained.lr) == (595, 2, 1, "tree", 0.5)
     assert planned.header()["arity"] == [595, "wide-root", planned.arity.why]
     assert any(line.startswith("arity ") and "wide-root" in line for line in planned.lines())
 

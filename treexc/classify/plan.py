@@ -35,6 +35,7 @@ from .plan_rules import (
     STATS_PER_REBUILD,
     TREE_UPDATES,
     UNUSED_ARITY,
+    WIDE_ROOT_BUDGET_MEDIAN,
     WIDE_ROOT_MIN_EVENNESS,
     WIDE_ROOT_MIN_MEDIAN_COUNT,
     ZIPF_LR,
@@ -126,7 +127,9 @@ def plan(args, stats, family=EMBEDDING):
     entry = loss(name)
     # the label counts' spread decides a tree softmax's shape and reading
     spread = label_spread(stats.label_counts) if entry.spread_shaped else None
-    arity, depth = _shape(args, entry, stats, spread)
+    lr, halvings = _rate(args, stats)
+    budget = lr.value * args.epoch  # rate-epochs
+    arity, depth = _shape(args, entry, stats, spread, budget)
     if loss_choice.rule != GIVEN:
         shown = f" of arity {arity.value}" if entry.tree != "flat" else ""
         loss_choice = replace(loss_choice, why=f"output layer: {name}{shown} (-loss auto: "
@@ -143,8 +146,7 @@ def plan(args, stats, family=EMBEDDING):
     else:
         mass = Choice(MASS_SLACK, "mass-cap", f"no depth limit: a subtree holds at most "
                       f"{MASS_SLACK:g}/arity of its parent's label occurrences")
-    lr, halvings = _rate(args, stats)
-    scoring = _scoring(args, name, n_labels, arity, spread, lr.value * args.epoch)
+    scoring = _scoring(args, name, n_labels, arity, spread, budget)
     partial = Plan(family, loss_choice, tree, arity, depth, mass, updates, scoring, lr,
                    Choice(0.0, "", ""), halvings)
     hold = (Choice(LEARNED_LR_HOLD, "learned-schedule", f"a learned tree: the rate held for "
@@ -228,9 +230,10 @@ def _tree(args, name):
                   f"the tree of -loss {name} ({usual_tree(name) or 'none'})")
 
 
-def _shape(args, entry, stats, spread):
-    """``(arity, depth)`` Choices: the wide root, a learned tree's default
-    arity, the loss's own, the clamp to the labels."""
+def _shape(args, entry, stats, spread, budget):
+    """``(arity, depth)`` Choices: the wide root (``budget``: the planned
+    rate times -epoch), a learned tree's default arity, the loss's own, the
+    clamp to the labels."""
     n_labels = stats.n_labels
     if _unlimited(args):
         depth = Choice(0, GIVEN, UNLIMITED)
@@ -241,12 +244,15 @@ def _shape(args, entry, stats, spread):
                  if entry.learned else Choice(-1, "loss-own", "no learned tree to limit"))
     wide = 0
     if spread is not None and not args.arity and args.maxDepth == -1:
-        wide = wide_root_arity(stats.label_counts, spread)
+        wide = wide_root_arity(stats.label_counts, budget, spread)
     if wide:
         evenness, median = spread
+        trained = (f"median {median:g} < {WIDE_ROOT_BUDGET_MEDIAN}"
+                   if median < WIDE_ROOT_BUDGET_MEDIAN else
+                   f"{budget:g} rate-epochs >= {SCORING_MEAN_MIN_BUDGET}")
         why = (f"tree shape: arity {wide}, depth 2 (labels about equally frequent, "
                f"evenness {evenness:.2f} >= {WIDE_ROOT_MIN_EVENNESS}, and many-lined, "
-               f"median {median:g} >= {WIDE_ROOT_MIN_MEDIAN_COUNT}: a wide root)")
+               f"median {median:g} >= {WIDE_ROOT_MIN_MEDIAN_COUNT}; {trained}: a wide root)")
         return Choice(wide, "wide-root", why), Choice(2, "wide-root", why)
     if args.arity:
         arity = Choice(args.arity, GIVEN, f"-arity {args.arity}")

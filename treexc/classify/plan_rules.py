@@ -29,6 +29,8 @@ WIDE_ROOT_MIN_EVENNESS, WIDE_ROOT_MIN_MEDIAN_COUNT, WIDE_ROOT_SHARE = 0.8, 9, 5
 SCORING_MEAN = "mean"  # a model file's "scoring": the geometric mean of the two readings
 SCORING_MEAN_MAX_LABELS = WIDE_ROOT_SHARE * FLAT_SOFTMAX_MAX_LABELS
 SCORING_MEAN_MIN_BUDGET = 10  # rate-epochs (-lr x -epoch) a wide root trains before the mean
+# from this median count a wide root gains only when trained SCORING_MEAN_MIN_BUDGET rate-epochs
+WIDE_ROOT_BUDGET_MEDIAN = 39
 TREE_UPDATES, PLT_TREE_UPDATES = 50, 1
 STATS_PER_REBUILD = 30
 MASS_SLACK = 1.0       # -depth -1: a subtree holds at most MASS_SLACK/arity of the parent's mass
@@ -103,12 +105,18 @@ def even_and_many_lined(spread):
     return evenness >= WIDE_ROOT_MIN_EVENNESS and median >= WIDE_ROOT_MIN_MEDIAN_COUNT
 
 
-def wide_root_arity(label_counts, spread=None):
+def wide_root_arity(label_counts, budget, spread=None):
     """The arity of a learned tree's wide root (two levels, see
-    :data:`WIDE_ROOT_SHARE`) for these label counts (``spread``: their
-    :func:`label_spread`, if already known), or 0 where the default
-    ``sqrt(labels)`` tree is the better one (or as wide: up to 25 labels)."""
-    if not even_and_many_lined(spread or label_spread(label_counts)):
+    :data:`WIDE_ROOT_SHARE`) for these label counts trained ``budget``
+    rate-epochs (``spread``: their :func:`label_spread`, if already
+    known), or 0 where the default ``sqrt(labels)`` tree is the better one
+    (or as wide: up to 25 labels; or as good and cheaper: a median count
+    from :data:`WIDE_ROOT_BUDGET_MEDIAN` trained under
+    :data:`SCORING_MEAN_MIN_BUDGET` rate-epochs)."""
+    spread = spread or label_spread(label_counts)
+    if not even_and_many_lined(spread):
+        return 0
+    if spread[1] >= WIDE_ROOT_BUDGET_MEDIAN and budget < SCORING_MEAN_MIN_BUDGET:
         return 0
     n_labels = len(label_counts)
     wide = min(-(-n_labels // WIDE_ROOT_SHARE), FLAT_SOFTMAX_MAX_LABELS)
