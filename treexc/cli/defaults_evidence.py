@@ -344,7 +344,10 @@ ABLATIONS += (
      "note": ("bookpar: `benchmarks/data/make_book_paragraphs.py --out bookpar` (the book a "
               "paragraph of gutenberg_lm comes from: 109,730 training lines, 778 labels, "
               "evenness 0.98, a median of 150 lines a label; not used to choose). ")
-             + WIDE_NOTE.format(wide=156, rebuilds="11 rebuilds", arity=28)},
+             + WIDE_NOTE.format(wide=156, rebuilds="11 rebuilds", arity=28)
+             + " The plan now trains `no-wide-root` here at the defaults (wide-root: a median "
+             "from WIDE_ROOT_BUDGET_MEDIAN trained under SCORING_MEAN_MIN_BUDGET "
+             "rate-epochs)."},
     {"title": "learned-arity at the embedding model's defaults: cooking",
      "file": "defaults-arity-cooking.jsonl", "common": EMBEDDING_COMMON,
      "version": SHAPE_VERSION,

@@ -118,13 +118,20 @@ SUMMARY = (
          ("1,000 next words", "defaults-budget-next1000.jsonl", "e5 tree", "e5 softmax"))),
     (EMBEDDING, "loss-own", "every set", unablated("the values the loss defines, or that "
                                                    "nothing reads")),
-    (EMBEDDING, "wide-root", "gutenberg_books, its every fourth line, the paragraphs' books "
-     "(even, many-lined labels; the learned tree)", measured(
-        ("gutenberg_books' every fourth line", "defaults-wide-root-gb4.jsonl", "default",
+    (EMBEDDING, "wide-root", "gutenberg_books' every fourth line (even labels of a median "
+     "of 19; the learned tree); gutenberg_books and the paragraphs' books trained 10 "
+     "rate-epochs or more", measured(
+        ("gutenberg_books' every fourth line", "defaults-wide-root-gb4.jsonl", "scoring-tree",
          "no-wide-root"),
-        ("the paragraphs' books (not used to choose)", "defaults-wide-root-bookpar.jsonl",
-         "default", "no-wide-root"))),
-    (EMBEDDING, "learned-arity", "wn_hypernym, cooking, debian_tags", measured(
+        ("gutenberg_books at -epoch 20", "defaults-wide-root-gb.jsonl", "e20",
+         "e20-no-wide-root"))),
+    (EMBEDDING, "learned-arity", "wn_hypernym, cooking, debian_tags; gutenberg_books and the "
+     "paragraphs' books at the defaults (a median from 39 trained under 10 rate-epochs: no "
+     "wide root)", measured(
+        ("gutenberg_books, against the wide root", "defaults-wide-root-gb.jsonl",
+         "no-wide-root", "default"),
+        ("the paragraphs' books, the same (not used to choose)",
+         "defaults-wide-root-bookpar.jsonl", "no-wide-root", "scoring-tree"),
         ("cooking, against the paper's 20-ary tree", "defaults-arity-cooking.jsonl",
          "default", "arity20"),
         ("debian_tags, the same", "defaults-arity-debian_tags.jsonl", "default", "arity20"),
