@@ -87,8 +87,7 @@ TREEXC_ROWS = "default=;embedding=-model embedding;linear=-model linear"
 QUICK_LINES = (2000, 300)
 LABEL = "__label__"
 HEADER = ["row", "P@1", "P@3", "P@5", "train s", "predict s", "in-process s", "train CPU s",
-          "predict CPU s",
-          "model MB", "vocab MB", "peak RSS MiB"]
+          "predict CPU s", "model MB", "vocab MB", "peak RSS MiB"]
 
 
 # -- the peers, each in a worker process of its own -----------------------------
@@ -307,7 +306,8 @@ def predict_command(argv):
         import fasttext
         print(fasttext.load_model(str(Path(work) / "model.bin")).test(test, k=5)[1])
     else:
-        print(precision_at(*reversed(peer_predict(row, test, int(threads), work)))["p5"])
+        gold, top = peer_predict(row, test, int(threads), work)
+        print(precision_at(top, gold)["p5"])
 
 
 # -- treexc rows ------------------------------------------------------------------
