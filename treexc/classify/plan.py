@@ -122,13 +122,13 @@ def plan(args, stats, family=EMBEDDING):
     by ``options.validate``) on labels of ``stats`` (:class:`LabelStats`);
     ``family``: the Choice of the model family."""
     n_labels = stats.n_labels
-    loss_choice, tree = _loss(args, stats)
+    lr, halvings = _rate(args, stats)
+    budget = lr.value * args.epoch  # rate-epochs: the rate it trains at times the epochs
+    loss_choice, tree = _loss(args, stats, lr.value, budget)
     name = loss_choice.value
     entry = loss(name)
     # the label counts' spread decides a tree softmax's shape and reading
     spread = label_spread(stats.label_counts) if entry.spread_shaped else None
-    lr, halvings = _rate(args, stats)
-    budget = lr.value * args.epoch  # rate-epochs
     arity, depth = _shape(args, entry, stats, spread, budget)
     if loss_choice.rule != GIVEN:
         shown = f" of arity {arity.value}" if entry.tree != "flat" else ""
@@ -172,9 +172,10 @@ def _unlimited(args):
     return args.maxDepth == 0 or (args.maxDepth == -1 and args.massSlack == 0)
 
 
-def _loss(args, stats):
-    """``(loss, tree)`` Choices: ``-loss auto``'s choice of the loss, and
-    the tree ("" where it is the loss's own).  A ``-tree`` on single-label
+def _loss(args, stats, rate, budget):
+    """``(loss, tree)`` Choices: ``-loss auto``'s choice of the loss (from
+    ``budget`` rate-epochs at ``rate``, among others), and the tree ("" where
+    it is the loss's own).  A ``-tree`` on single-label
     data spells its loss (``-tree huffman`` is ``-loss hs``, any other
     ``-loss tree``): the same plan, so the same model file."""
     n_labels, per_line = stats.n_labels, stats.labels_per_line
@@ -188,12 +189,9 @@ def _loss(args, stats):
     elif args.arity:
         name, rule, why = "tree", "auto-arity-flag", f"-arity {args.arity} given"
     else:
-        # the flat softmax gains on the tree only from long training over few labels:
-        # the budget is the rate it trains at times the epochs
-        lr = args.lr or default_rate(stats.label_counts).value
-        budget = lr * args.epoch
+        # the flat softmax gains on the tree only from long training over few labels
         name, rule, why = _auto_softmax(n_labels, budget, label_spread(stats.label_counts),
-                                        f"(-lr {lr:g} x -epoch {args.epoch})")
+                                        f"(-lr {rate:g} x -epoch {args.epoch})")
     # the line says the arity too, which the shape rules set after (plan)
     return Choice(name, rule, why), _tree(args, name)
 
