@@ -26,14 +26,14 @@ def test_every_rule_and_constant_is_on_the_page():
 
 def test_every_embedding_and_lm_rule_has_one_summary_row():
     from treexc.cli.defaults_summary import SUMMARY, summary_cell
-    from treexc.linear.plan import FEW_LINES_RULE
+    from treexc.linear.plan import DATA_RULES
     from treexc.lm.plan import RULES as LM_RULES
 
     rows = [(family, rule) for family, rule, _, _ in SUMMARY]
     assert len(rows) == len(set(rows))
     assert sorted(rows) == sorted([("embedding", r.name) for r in RULES]
                                   + [("lm", r.name) for r in LM_RULES]
-                                  + [("linear", FEW_LINES_RULE)])
+                                  + [("linear", r.name) for r in DATA_RULES])
     for *_, cell in SUMMARY:
         text, _ = summary_cell(cell)
         assert text and "not measured yet" not in text, text

@@ -1,11 +1,16 @@
 """What both families' plans (``classify/plan.py``, ``lm/plan.py``) are
 made of: a :class:`Choice` (a value, the rule that set it, why) and a
 :class:`Rule` (a row of a family's table of rules, with its constants and
-the measurements behind it, from which docs/defaults.md is written)."""
+the measurements behind it, from which docs/defaults.md is written), and
+the label statistic both read (:func:`label_spread`)."""
 
+import math
+import statistics
 from dataclasses import dataclass, fields
 
 GIVEN = "given"  # the rule of a field the user set
+# labels of a label_spread evenness from this are about equally frequent (both families' rules)
+EVEN_LABELS_MIN_EVENNESS = 0.8
 
 
 @dataclass(frozen=True)
@@ -84,3 +89,15 @@ def stored_plan_lines(saved):
     """``dump args``'s lines of a stored plan: ``plan FIELD VALUE RULE: WHY``."""
     return [f"plan {name} {shown(value)} {rule}: {why}"
             for name, (value, rule, why) in (saved or {}).items()]
+
+
+def label_spread(label_counts):
+    """``(evenness, median)`` of the label counts: exp(entropy of their
+    distribution) / labels (1.0 when every label is as frequent) and the
+    median count."""
+    counts = [c for c in label_counts if c > 0]
+    if not counts:
+        return 0.0, 0.0
+    total = float(sum(counts))
+    entropy = -sum(c / total * math.log(c / total) for c in counts)
+    return math.exp(entropy) / len(counts), float(statistics.median(counts))

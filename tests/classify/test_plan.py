@@ -16,7 +16,7 @@ from treexc.errors import TreexcError
 from treexc.family_rules import RULES as FAMILY_RULES
 from treexc.linear.options import make_linear_args
 from treexc.linear.plan import RULES as LINEAR_RULES
-from treexc.linear.plan import FEW_LINES_MAX_COUNT
+from treexc.linear.plan import EVEN_LABELS_ENSEMBLE, FEW_LINES_MAX_COUNT
 from treexc.linear.plan import LabelStats as LinearLabelStats
 from treexc.linear.plan import plan as linear_plan
 from treexc.planning import stored_plan
@@ -313,7 +313,11 @@ LINEAR_DEFAULTS = {"tree": ("kmeans", "kmeans-tree"), "arity": (32, "arity-32"),
                    "C": (1.0, "c-1"), "prune": (0.1, "prune-0.1"), "beam": (10, "beam-10"),
                    "ensemble": (2, "two-trees")}
 FEW_C, FEW_LEAVES = (2.0, "few-lines"), (100, "few-lines")  # few-lined labels' rows
+EVEN_TREES = (EVEN_LABELS_ENSEMBLE, "even-labels")  # equally frequent labels' row
 MANY_LINED = [50] * 2972                   # every line's label has 50 lines
+ZIPF_MANY_LINED = [int(2000 / r) for r in range(1, 600)]  # evenness 0.20, the median line's 117
+JUST_EVEN = [100] * 300 + [25] * 300       # evenness 0.82
+JUST_UNEVEN = [100] * 300 + [20] * 300     # evenness 0.78
 BOUND = FEW_LINES_MAX_COUNT
 AT_BOUND = [BOUND - 1] * 10 + [BOUND] * 11      # the median line's label: BOUND lines
 BELOW_BOUND = [BOUND - 1] * 11 + [BOUND] * 8    # ... BOUND - 1
@@ -325,14 +329,23 @@ FEW_RARE = [BOUND - 1] * 10 + [1000]
 LINEAR_ROWS = [
     # (name, flags, label counts or None: no statistics, expected)
     ("the defaults, no statistics", {}, None, LINEAR_DEFAULTS),
-    ("the defaults, many-lined labels", {}, MANY_LINED, LINEAR_DEFAULTS),
-    ("few-lined labels: C 2, leaves of 100", {}, FEW_LINED,
-     dict(LINEAR_DEFAULTS, C=FEW_C, leaf_size=FEW_LEAVES)),
+    ("the defaults, uneven many-lined labels", {}, ZIPF_MANY_LINED, LINEAR_DEFAULTS),
+    ("equally frequent labels: more trees", {}, MANY_LINED,
+     dict(LINEAR_DEFAULTS, ensemble=EVEN_TREES)),
+    ("evenness just above the bound: more trees", {}, JUST_EVEN, {"ensemble": EVEN_TREES}),
+    ("... just below it: two", {}, JUST_UNEVEN, {"ensemble": (2, "two-trees")}),
+    ("equally frequent labels in one leaf: one node, two", {}, [50] * 20,
+     {"ensemble": (2, "two-trees")}),
+    ("... in one given leaf", {"leafSize": 5000}, FEW_LINED, {"ensemble": (2, "two-trees")}),
+    ("-ensemble given wins over even labels", {"ensemble": 3}, MANY_LINED,
+     {"ensemble": (3, GIVEN)}),
+    ("few-lined, equally frequent labels: C 2, leaves of 100, more trees", {}, FEW_LINED,
+     dict(LINEAR_DEFAULTS, C=FEW_C, leaf_size=FEW_LEAVES, ensemble=EVEN_TREES)),
     ("the median line's label at the bound: the defaults", {}, AT_BOUND, LINEAR_DEFAULTS),
     ("... below it: few-lines", {}, BELOW_BOUND, {"C": FEW_C, "leaf_size": FEW_LEAVES}),
     ("rare labels with few of the lines: the defaults", {}, ZIPF_TAIL, LINEAR_DEFAULTS),
     ("a few-lined median label, not line: the defaults", {}, FEW_RARE, LINEAR_DEFAULTS),
-    ("labels never seen do not count", {}, MANY_LINED + [0] * 10000, LINEAR_DEFAULTS),
+    ("labels never seen do not count", {}, ZIPF_MANY_LINED + [0] * 10000, LINEAR_DEFAULTS),
     ("-C given wins over few lines", {"C": 0.5}, FEW_LINED,
      {"C": (0.5, GIVEN), "leaf_size": FEW_LEAVES}),
     ("-C 1 typed is given", {"C": 1.0}, FEW_LINED, {"C": (1.0, GIVEN)}),

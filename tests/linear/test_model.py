@@ -11,8 +11,10 @@ from cli_util import ok, run, user_error
 
 import treexc
 from treexc.io import modelfile
+from treexc.linear.plan import EVEN_LABELS_ENSEMBLE
 
-FLAGS = dict(model="linear", thread=1, seed=3, arity=2, leafSize=2)
+# two trees given: the fixture's four labels are equally frequent (rule even-labels)
+FLAGS = dict(model="linear", thread=1, seed=3, arity=2, leafSize=2, ensemble=2)
 
 
 @pytest.fixture(scope="module")
@@ -268,9 +270,13 @@ def test_damaged_bytes_are_refused(work, trained):
     user_error(["test", work / "flipped.bin", work / "test.txt"], "flipped.bin")
 
 
-def test_two_trees_by_default_one_for_one_vs_rest(work, trained):
-    assert len(trained.trees) == 2  # -ensemble 2, the default
+def test_trees_as_planned_one_for_one_vs_rest(work, trained):
+    assert len(trained.trees) == 2  # -ensemble 2
     assert trained.trees[0].tree.n_internal > 1
+    flags = {k: v for k, v in FLAGS.items() if k != "ensemble"}
+    planned = treexc.train_supervised(str(work / "train.txt"), **flags)
+    assert (len(planned.trees), planned.plan.ensemble.rule) == (EVEN_LABELS_ENSEMBLE,
+                                                               "even-labels")
     one = treexc.train_supervised(str(work / "train.txt"),
                                   **dict(FLAGS, leafSize=1000, ensemble=3))
     assert len(one.trees) == 1 and one.trees[0].tree.n_internal == 1

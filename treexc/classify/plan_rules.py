@@ -1,16 +1,13 @@
 """The rules of the classifier's plan (``classify/plan.py``), each with its
 constants and the measurements that keep it: one table, :data:`RULES`,
 from which docs/defaults.md is written (``treexc/cli/defaults_doc.py``),
-and the label statistics the rules read (evenness, the median count, the
-learned tree's default arity).
+and what the rules read of the labels (``planning.label_spread``: evenness
+and the median count; the learned tree's default arity).
 """
-
-import math
-import statistics
 
 from ..loss.registry import loss
 from ..options import TREES
-from ..planning import Rule
+from ..planning import EVEN_LABELS_MIN_EVENNESS, Rule, label_spread
 
 
 # -- constants (RULES below says what each rule measured) -----------------------
@@ -25,7 +22,7 @@ AUTO_SOFTMAX_UNEVEN_MAX_LABELS, AUTO_SOFTMAX_UNEVEN_MIN_BUDGET = 1000, 10
 # the widest flat softmax a rule trains (a wide root, autotune's softmax trials): up to it
 # treexc's softmax still trains faster than fastText's
 FLAT_SOFTMAX_MAX_LABELS = 4096
-WIDE_ROOT_MIN_EVENNESS, WIDE_ROOT_MIN_MEDIAN_COUNT, WIDE_ROOT_SHARE = 0.8, 9, 5
+WIDE_ROOT_MIN_EVENNESS, WIDE_ROOT_MIN_MEDIAN_COUNT, WIDE_ROOT_SHARE = EVEN_LABELS_MIN_EVENNESS, 9, 5
 SCORING_MEAN = "mean"  # a model file's "scoring": the geometric mean of the two readings
 SCORING_MEAN_MAX_LABELS = WIDE_ROOT_SHARE * FLAT_SOFTMAX_MAX_LABELS
 SCORING_MEAN_MIN_BUDGET = 10  # rate-epochs (-lr x -epoch) a wide root trains before the mean
@@ -83,18 +80,6 @@ def learned_tree_arity(n_labels, depth=2):
     while held < n_labels:
         levels, held = levels + 1, held * arity
     return max(n_labels, 2) if levels * arity >= n_labels else arity
-
-
-def label_spread(label_counts):
-    """``(evenness, median)`` of the label counts: exp(entropy of their
-    distribution) / labels (1.0 when every label is as frequent) and the
-    median count."""
-    counts = [c for c in label_counts if c > 0]
-    if not counts:
-        return 0.0, 0.0
-    total = float(sum(counts))
-    entropy = -sum(c / total * math.log(c / total) for c in counts)
-    return math.exp(entropy) / len(counts), float(statistics.median(counts))
 
 
 def even_and_many_lined(spread):

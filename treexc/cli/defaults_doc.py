@@ -69,7 +69,7 @@ def _cpu_median(records):
 SUMMARY_HEAD = (
     "### Every rule, with and without", "",
     "One row per rule of the embedding classifier and the language model, and the linear "
-    "model's rule that reads the data: the shared sets "
+    "model's rules that read the data: the shared sets "
     "where it fires at the defaults (or at the flags it was chosen for), and its effect: "
     "test P@1 (the language model: validation perplexity) with the rule / without it and "
     "the training seconds (CPU seconds where both were measured with them, else wall), "
@@ -108,7 +108,7 @@ treexc dump model.bin args        # a trained model's plan, kept in its file
 (`treexc.plan_supervised(input, **flags)` and `treexc.plan_lm(...)` return
 it in Python; a trained model's is its `plan`.) The linear model's plan
 reads the label counts of the counting pass (of sparse lines, the labels
-as read); one rule reads them (`c-few-lines`). The embedding model's reads
+as read); two rules read them (`few-lines`, `even-labels`). The embedding model's reads
 the file once: the counting kernel keeps each line's labels
 in the same pass over the bytes (`text/count_kernels.py`), from which
 `text/label_lines.py` gives the labels a line. On gutenberg_books'
@@ -156,8 +156,10 @@ def page():
     for rule in plan_rules.RULES:
         lines += rule_section(rule)
     lines += ["## `treexc supervised`: the linear model's defaults", "",
-              "One rule reads the data, the node classifiers' C from the labels' median "
-              "count (`c-few-lines`); each other default is one value (`linear/plan.py`).",
+              "Two rules read the label counts: few-lined labels get a weaker "
+              "regularisation and wider leaves (`few-lines`), about equally frequent ones "
+              "more trees (`even-labels`); each other default is one value "
+              "(`linear/plan.py`).",
               ""]
     for rule in linear_plan.RULES:
         lines += rule_section(rule)

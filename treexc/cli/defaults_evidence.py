@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 
 from .budget_evidence import BUDGET_ABLATIONS
-from .few_lines_evidence import FEW_LINES_ABLATION
+from .linear_rules_evidence import EVEN_LABELS_ABLATION, FEW_LINES_ABLATION
 
 RESULTS = Path(__file__).resolve().parents[2] / "docs" / "results"
 
@@ -301,7 +301,7 @@ ABLATIONS += (
              "branches and leaves of 100 (Omikuji Bonsai's shape: one level of 88 leaves "
              "here), two of 64 and 50. Compare the CPU seconds."},
 )
-ABLATIONS += (FEW_LINES_ABLATION,)
+ABLATIONS += (FEW_LINES_ABLATION, EVEN_LABELS_ABLATION)
 SHAPE_VERSION = "0.1.0+4e6ee50"  # wide-root, scoring-mean, learned-arity at the defaults
 WIDE_CONFIGS = ("--config default= --config 'scoring-tree=-scoring tree' --config "
                 "'no-wide-root=-arity {arity} -massSlack 1'")

@@ -3,9 +3,10 @@
 tree, its branches and leaves, the node classifiers, the beam), each with
 the rule that set it (a name of :data:`RULES`, or ``given``) and why.
 
-One rule reads the data: the node classifiers' C, from the label counts of
-the counting pass (:class:`LabelStats`); every other default is
-one value, taken from ``LinearArgs`` (the root's passes, ``-rootMaxIter``,
+Two rules read the label counts of the counting pass (:class:`LabelStats`,
+:data:`DATA_RULES`): few-lined labels get weaker regularisation and wider
+leaves, equally frequent ones more trees; every other default is one
+value, taken from ``LinearArgs`` (the root's passes, ``-rootMaxIter``,
 among them: a rule of :data:`RULES` without a plan row).  Training trains what
 :meth:`Plan.args` says; ``treexc supervised -plan`` prints the plan; the
 model file keeps it and ``treexc dump model.bin args`` shows it.
@@ -13,21 +14,20 @@ model file keeps it and ``treexc dump model.bin args`` shows it.
 
 import statistics
 from dataclasses import dataclass, fields, replace
+from typing import Callable
 
-from ..planning import GIVEN, Choice, PlanRows, Rule, shown
+from ..planning import EVEN_LABELS_MIN_EVENNESS, GIVEN, Choice, PlanRows, Rule, label_spread, shown
 from .options import LinearArgs
 
 _DEFAULT = {f.name: f.default for f in fields(LinearArgs)}
 
-# -- the rule that reads the data (RULES below says what it measured) -----------
+# -- the rules that read the data (DATA_RULES below says what they measured) ----
 # where the median training line's label has fewer lines than this, labels are
 # few-lined: a node classifier is underfitted at C 1, and one more level of cuts
 # through such labels loses more than wider leaves cost
 FEW_LINES_MAX_COUNT = 35
 FEW_LINES_C, FEW_LINES_LEAF_SIZE = 2.0, 100
 FEW_LINES_RULE = "few-lines"
-# (plan field, LinearArgs field, value) of the fields it sets
-FEW_LINES_SETS = (("leaf_size", "leafSize", FEW_LINES_LEAF_SIZE), ("C", "C", FEW_LINES_C))
 FEW_LINES_EVIDENCE = (
     "P@1/P@5 and training CPU s, the defaults otherwise (-C 1 -leafSize 25) -> -C 2 -> "
     "-C 2 -leafSize 100: wn_hypernym (the median line's label has 11 lines, the median "
@@ -46,6 +46,26 @@ FEW_LINES_EVIDENCE = (
     "reads. Threshold: the geometric middle of wn_hypernym's 11 and cooking's 110, the "
     "sets it was tuned on (docs/results/linear.md, \"Few-lined labels\"; docs/defaults.md, "
     "\"Ablations\").")
+# where labels are about equally frequent (the classifier's bound, planning.py), every
+# further tree still gained; where uneven, a third gained within noise
+EVEN_LABELS_ENSEMBLE = 4
+EVEN_LABELS_RULE = "even-labels"
+EVEN_LABELS_EVIDENCE = (
+    "P@1/P@5 and training CPU s, two trees (the default otherwise) -> three -> four: "
+    "gutenberg_books (evenness 0.97, medians of 3 seeds) 0.4375/0.1196, 157 s -> "
+    "0.4466/0.1232, 257 s -> 0.4525/0.1246, 298 s; its every fourth training line (0.95, "
+    "seed 0) 0.2794/0.0799, 73 s -> 0.2878/0.0832, 103 s -> 0.2933/0.0852, 123 s. Not "
+    "used to choose: the paragraphs' books (0.98; 3 seeds) 0.5483/0.1407, 47 s -> four "
+    "trees 0.5575/0.1436, 88 s. Omikuji Bonsai's leaves of 100 with three trees, seed 0: "
+    "gutenberg_books 0.4527/0.1235 for 521 s, the paragraphs' books 0.5497/0.1408 for "
+    "155 s, below four trees of leaves of 25 on the set not used to choose. Where labels "
+    "are uneven a third tree is within noise: cooking (0.38; 3 seeds) 0.6939/0.2951 -> "
+    "0.6925/0.2977 (four 0.6945/0.2983), debian_tags (0.15) 0.8462/0.4599 -> "
+    "0.8466/0.4598, wn_hypernym (0.52) 0.4935/0.1407 -> 0.4931/0.1422, the next words "
+    "(0.02) 0.1697/0.0686 -> 0.1732/0.0695 for 1.3 times the training. "
+    "EVEN_LABELS_MIN_EVENNESS: the classifier's bound of 'about equally frequent' "
+    "(WIDE_ROOT_MIN_EVENNESS), between the uneven sets' 0.52 and the even ones' 0.95 "
+    "(docs/defaults.md, \"even-labels\").")
 C_1_EVIDENCE = (
     "PECOS's C. -C 0.5: cooking 0.6925/0.2953, wn_hypernym 0.4572/0.1319 against "
     "0.6965/0.2955 and 0.4798/0.1366 (cooking medians of 3 seeds, wn_hypernym seed 0, "
@@ -126,11 +146,11 @@ _DEFAULTS = (
     ("ensemble", "ensemble", "two-trees", "two trees of different seeds, their "
      "probabilities averaged (one where the tree is a single node)",
      "P@1/P@5 and training CPU s: one tree cooking 0.6838/0.2914, 1.8 s, wn_hypernym "
-     "0.4780/0.1328, 25 s; two 0.6965/0.2955, 4.0 s and 0.4798/0.1366, 45 s; three "
-     "cooking 0.6905/0.2968, 6.0 s, wn_hypernym 0.4807/0.1376, 72 s. The second tree "
-     "buys 0.013 P@1 on cooking and 0.004 P@5 on wn_hypernym; a third, nothing more on "
-     "P@1 for 1.5 times the training (docs/defaults.md, \"Ablations\": cooking medians of "
-     "3 seeds, wn_hypernym seed 0)."),
+     "0.4780/0.1328, 25 s; two 0.6965/0.2955, 4.0 s and 0.4798/0.1366, 45 s (the plan "
+     "before few-lines; docs/defaults.md, \"Ablations\": cooking medians of 3 seeds, "
+     "wn_hypernym seed 0). The second tree buys 0.013 P@1 on cooking and 0.004 P@5 on "
+     "wn_hypernym; a third, on labels of uneven frequency, is within noise (cooking, "
+     "debian_tags, wn_hypernym, the next words: even-labels' evidence)."),
 )
 
 
@@ -138,12 +158,15 @@ _DEFAULTS = (
 class LabelStats:
     """What the counting pass knows of the labels that the linear plan
     reads: how many there are, their median count (training lines, as the
-    dictionary or the given rows count them), and the count of the label
-    of the median training line (each label weighted by its lines: what a
-    line the model is tested on typically has behind its label)."""
+    dictionary or the given rows count them), the count of the label of
+    the median training line (each label weighted by its lines: what a
+    line the model is tested on typically has behind its label), and their
+    evenness (``planning.label_spread``: 1.0 when every label is as
+    frequent)."""
     n_labels: int
     median_count: float
     line_median_count: int
+    evenness: float = 0.0
 
     @classmethod
     def of(cls, label_counts):
@@ -155,7 +178,8 @@ class LabelStats:
             seen += count
             if seen >= half:
                 break
-        return cls(len(counts), float(statistics.median(counts)), count)
+        return cls(len(counts), float(statistics.median(counts)), count,
+                   label_spread(counts)[0])
 
 
 @dataclass(frozen=True)
@@ -177,9 +201,57 @@ class Plan(PlanRows):
                                  for name, field, *_ in _DEFAULTS})
 
 
-def few_lined(stats):
+@dataclass(frozen=True)
+class DataRule:
+    """A rule that reads the :class:`LabelStats`: where ``fires(stats,
+    leaf_size)`` holds (``leaf_size``: the plan's), it sets ``sets``
+    (``(plan field, LinearArgs field, value)``), each field the user gave
+    kept; ``why(stats)`` says why in the plan."""
+    name: str
+    sets: tuple
+    when: str
+    constants: tuple
+    evidence: str
+    fires: Callable
+    why: Callable
+
+
+def few_lined(stats, leaf_size=None):
     """Whether labels of these :class:`LabelStats` are few-lined (rule ``few-lines``)."""
     return stats is not None and 0 < stats.line_median_count < FEW_LINES_MAX_COUNT
+
+
+def even_labels(stats, leaf_size):
+    """Whether labels of these :class:`LabelStats` are about equally frequent,
+    in a tree of more than one node (rule ``even-labels``)."""
+    return (stats is not None and stats.evenness >= EVEN_LABELS_MIN_EVENNESS
+            and stats.n_labels > leaf_size)
+
+
+DATA_RULES = (
+    DataRule(FEW_LINES_RULE, (("leaf_size", "leafSize", FEW_LINES_LEAF_SIZE),
+                              ("C", "C", FEW_LINES_C)),
+             "half the training lines have labels of fewer than FEW_LINES_MAX_COUNT lines "
+             "(the count of the median line's label, labels weighted by their lines)",
+             (("FEW_LINES_MAX_COUNT", FEW_LINES_MAX_COUNT),
+              ("FEW_LINES_LEAF_SIZE", FEW_LINES_LEAF_SIZE), ("FEW_LINES_C", FEW_LINES_C)),
+             FEW_LINES_EVIDENCE, few_lined,
+             lambda stats: (f"half the training lines have labels of at most "
+                            f"{stats.line_median_count} lines (below {FEW_LINES_MAX_COUNT}; "
+                            f"{stats.n_labels} labels, a median of "
+                            f"{shown(stats.median_count)} lines): few-lined labels, fitted "
+                            "with weaker regularisation and wider leaves")),
+    DataRule(EVEN_LABELS_RULE, (("ensemble", "ensemble", EVEN_LABELS_ENSEMBLE),),
+             "the labels' evenness is EVEN_LABELS_MIN_EVENNESS or more (exp(entropy) / "
+             "labels: the classifier's 'about equally frequent') and they are more than a "
+             "leaf holds",
+             (("EVEN_LABELS_MIN_EVENNESS", EVEN_LABELS_MIN_EVENNESS),
+              ("EVEN_LABELS_ENSEMBLE", EVEN_LABELS_ENSEMBLE)),
+             EVEN_LABELS_EVIDENCE, even_labels,
+             lambda stats: (f"{stats.n_labels} about equally frequent labels (evenness "
+                            f"{stats.evenness:.2f} >= {EVEN_LABELS_MIN_EVENNESS:g}): each "
+                            "further tree's probabilities still gain")),
+)
 
 
 def plan(args, given, model, stats=None):
@@ -192,29 +264,27 @@ def plan(args, given, model, stats=None):
         value = getattr(args, field)
         rows[name] = (Choice(value, GIVEN, f"-{field} {shown(value)}") if field in given else
                       Choice(value, rule, f"-{field} {shown(value)}: {why}"))
-    if few_lined(stats):
-        why = (f"half the training lines have labels of at most {stats.line_median_count} "
-               f"lines (below {FEW_LINES_MAX_COUNT}; {stats.n_labels} labels, a median of "
-               f"{shown(stats.median_count)} lines): few-lined labels, fitted with weaker "
-               "regularisation and wider leaves")
-        for name, field, value in FEW_LINES_SETS:
-            if field not in given:
-                rows[name] = Choice(value, FEW_LINES_RULE, f"-{field} {shown(value)}: {why}")
+    for rule in DATA_RULES:
+        if rule.fires(stats, rows["leaf_size"].value):
+            why = rule.why(stats)
+            for name, field, value in rule.sets:
+                if field not in given:
+                    rows[name] = Choice(value, rule.name, f"-{field} {shown(value)}: {why}")
     return Plan(model=model, **rows)
 
 
 def _rules():
-    planned = {name: field for name, field, _ in FEW_LINES_SETS}
+    first_field = {rule.sets[0][0]: rule for rule in DATA_RULES}
+    planned = {name for rule in DATA_RULES for name, *_ in rule.sets}
     for name, field, rule, _, evidence in _DEFAULTS:
-        if name == FEW_LINES_SETS[0][0]:  # the rule that reads the data, at its first field
-            yield Rule(FEW_LINES_RULE, ", ".join(planned), "half the training lines have "
-                       "labels of fewer than FEW_LINES_MAX_COUNT lines (the count of the "
-                       "median line's label, labels weighted by their lines); each of "
-                       + ", ".join(f"-{f}" for f in planned.values()) + " given is kept",
-                       ", ".join(f"{f} {shown(v)}" for _, f, v in FEW_LINES_SETS),
-                       (("FEW_LINES_MAX_COUNT", FEW_LINES_MAX_COUNT),)
-                       + tuple((f"FEW_LINES_{'C' if f == 'C' else 'LEAF_SIZE'}", v)
-                               for _, f, v in FEW_LINES_SETS), FEW_LINES_EVIDENCE)
+        data_rule = first_field.get(name)
+        if data_rule:  # a rule that reads the data, before its first field's default
+            flags = [f"-{f}" for _, f, _ in data_rule.sets]
+            yield Rule(data_rule.name, ", ".join(n for n, *_ in data_rule.sets),
+                       f"{data_rule.when}; each of {', '.join(flags)} given is kept"
+                       if len(flags) > 1 else f"{data_rule.when}; {flags[0]} given is kept",
+                       ", ".join(f"{f} {shown(v)}" for _, f, v in data_rule.sets),
+                       data_rule.constants, data_rule.evidence)
         when = f"-{field} not given" + (", otherwise" if name in planned else "")
         yield Rule(rule, name, when, shown(_DEFAULT[field]), (), evidence)
         if name == "C":  # the node classifiers' other default

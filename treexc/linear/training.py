@@ -37,12 +37,13 @@ from .kmeans_tree import kmeans_tree
 from .learned_tree import refine_tree
 from .model import LinearModel, ScoredTree
 from .node_training import train_nodes
-from .plan import LabelStats, plan
+from .plan import DATA_RULES, LabelStats, plan
 
 # the family's row of a plan made without ``treexc supervised`` (treexc.train_linear)
 GIVEN_LINEAR = Choice(LINEAR, GIVEN, "the linear model (treexc.train_linear: given features)")
-# rules whose line training prints (the others are said by -plan and the model's header)
-SAID = ("few-lines",)
+# rules whose line training prints, those that read the data (the others are said by
+# -plan and the model's header)
+SAID = tuple(rule.name for rule in DATA_RULES)
 
 
 def read_sparse(args, fmt):
