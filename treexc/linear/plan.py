@@ -228,6 +228,7 @@ def even_labels(stats, leaf_size):
             and stats.n_labels > leaf_size)
 
 
+# in order: even-labels reads the leaf size few-lines may have set
 DATA_RULES = (
     DataRule(FEW_LINES_RULE, (("leaf_size", "leafSize", FEW_LINES_LEAF_SIZE),
                               ("C", "C", FEW_LINES_C)),
