@@ -22,7 +22,8 @@ AUTO_SOFTMAX_UNEVEN_MAX_LABELS, AUTO_SOFTMAX_UNEVEN_MIN_BUDGET = 1000, 10
 # the widest flat softmax a rule trains (a wide root, autotune's softmax trials): up to it
 # treexc's softmax still trains faster than fastText's
 FLAT_SOFTMAX_MAX_LABELS = 4096
-WIDE_ROOT_MIN_EVENNESS, WIDE_ROOT_MIN_MEDIAN_COUNT, WIDE_ROOT_SHARE = EVEN_LABELS_MIN_EVENNESS, 9, 5
+WIDE_ROOT_MIN_EVENNESS = EVEN_LABELS_MIN_EVENNESS
+WIDE_ROOT_MIN_MEDIAN_COUNT, WIDE_ROOT_SHARE = 9, 5
 SCORING_MEAN = "mean"  # a model file's "scoring": the geometric mean of the two readings
 SCORING_MEAN_MAX_LABELS = WIDE_ROOT_SHARE * FLAT_SOFTMAX_MAX_LABELS
 SCORING_MEAN_MIN_BUDGET = 10  # rate-epochs (-lr x -epoch) a wide root trains before the mean

@@ -4,6 +4,14 @@ shows, their records in docs/results/defaults-linear-few-lines.jsonl and
 defaults-linear-even-labels.jsonl (benchmarks/bench_linear.py's records,
 gathered from one run per set)."""
 
+
+def _commands(unpacked, rule, sets):
+    """The bench's command lines of ``sets``: ``(name, seeds, variants)``."""
+    return "\nPYTHONPATH=. .venv/bin/python ".join(
+        f"benchmarks/bench_linear.py --unpacked {unpacked} --sets {name} --seeds {seeds} "
+        f"--variants {variants} --out {rule}-{name}.jsonl" for name, seeds, variants in sets)
+
+
 FEW_LINES_FILE = "defaults-linear-few-lines.jsonl"
 FEW_LINES_SETS = (("wn_hypernym", "0,1,2", '"C 1: C=1" "C 2: C=2" "C 2, leaves of 100: C=2 '
                    'leafSize=100"'),
@@ -17,10 +25,7 @@ FEW_LINES_ABLATION = {
     "title": "few-lines: the linear model where labels have few lines",
     "file": FEW_LINES_FILE, "common": "-model linear",
     "version": "0.1.0+15d058d (the plan before few-lines: its defaults -C 1 -leafSize 25)",
-    "command": "\nPYTHONPATH=. .venv/bin/python ".join(
-        f"benchmarks/bench_linear.py --unpacked /tmp/h2-data --sets {name} --seeds {seeds} "
-        f"--variants {variants} --out few-lines-{name}.jsonl"
-        for name, seeds, variants in FEW_LINES_SETS),
+    "command": _commands("/tmp/h2-data", "few-lines", FEW_LINES_SETS),
     "note": "C and the leaf size where the median training line's label has few lines "
             "(in brackets: its count, then the median label's). wn_hypernym (11, 4) and "
             "cooking (110, 14) were tuned on, over three seeds; not used to choose, at "
@@ -49,10 +54,7 @@ EVEN_LABELS_ABLATION = {
     "title": "even-labels: the linear model's trees where labels are equally frequent",
     "file": EVEN_LABELS_FILE, "common": "-model linear",
     "version": "0.1.0+c6d6a86 (the plan before even-labels: its default -ensemble 2)",
-    "command": "\nPYTHONPATH=. .venv/bin/python ".join(
-        f"benchmarks/bench_linear.py --unpacked /tmp/data-xmcbench --sets {name} "
-        f"--seeds {seeds} --variants {variants} --out even-labels-{name}.jsonl"
-        for name, seeds, variants in EVEN_LABELS_SETS),
+    "command": _commands("/tmp/data-xmcbench", "even-labels", EVEN_LABELS_SETS),
     "note": "The number of trees (and Omikuji Bonsai's leaves of 100) by the labels' "
             "evenness (in brackets: evenness, then the median count a label). About "
             "equally frequent: gutenberg_books (0.97, 79) and its every fourth training "
@@ -63,6 +65,8 @@ EVEN_LABELS_ABLATION = {
             "wn_hypernym (0.52, 4) and the next words (0.02, 2). A configuration's records "
             "were written as the bench's `--out` writes them and gathered into one file, "
             "each named by its set; `two trees` is that version's default, the same "
-            "options as no flag (some of its seeds ran without the flag). Compare the CPU "
+            "options as no flag (some of its seeds ran without the flag); the leaves-of-100 "
+            "configurations and the paragraphs' books' three trees ran at seed 0 only. "
+            "Compare the CPU "
             "seconds (`-thread 2`, the machine otherwise idle but for the other runs of "
             "this table, one at a time)."}
