@@ -25,8 +25,6 @@ BUDGET_ABLATIONS = (
              "training CPU seconds (user + system, start-up included) were measured with "
              "them, at load average 3-5 on the 2 cores (another engineer's benchmarks): "
              "compare those."},
-)
-BUDGET_ABLATIONS += (
     {"title": "wide-root by training budget: gutenberg_books",
      "file": "defaults-wide-root-gb.jsonl", "common": EMBEDDING,
      "version": "0.1.0+dcb04c3", "threads": 1,
